@@ -1,0 +1,149 @@
+# Makefile -- builds the book: tangles the chapters, weaves HTML and PDF, compiles and runs the programs.
+#
+# Chapters are book/NN-slug.nw, in the order of NN; dropping a new one in is all it takes.
+# Bash runs the recipes so that a failing stage of a pipeline fails the recipe (pipefail).
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
+SLUGS := $(basename $(notdir $(CHAPTERS)))
+MISSING := $(filter-out $(wildcard $(CHAPTERS)),$(CHAPTERS))
+ifneq ($(MISSING),)
+$(error $(MISSING): no such chapter file; CHAPTERS names it, and chapters are book/NN-slug.nw)
+endif
+GPU ?= h200
+SET := measurements/$(GPU)
+RECORDS := $(wildcard $(SET)/*.rec)
+TANGLED := $(wildcard tangled/*)
+PROGRAMS := $(basename $(notdir $(wildcard tangled/*.cu)))
+ARCH ?= sm_90
+NVCC ?= nvcc
+NVCCFLAGS ?= -arch=$(ARCH) -Werror all-warnings
+CC ?= cc
+CFLAGS ?= -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -pedantic
+NWLIB ?= /usr/lib/noweb
+PANDOC ?= pandoc
+T := build/tools
+WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
+FIGURES := $(basename $(notdir $(wildcard figures/*.gp)))
+PANDOC_COMMON := --from=markdown --syntax-definition=book/cuda.xml --highlight-style=tango \
+                 --metadata-file=book/book.yaml
+PDF_FONTS := -V mainfont="DejaVu Serif" -V sansfont="DejaVu Sans" -V monofont="DejaVu Sans Mono" \
+             -V monofontoptions=Scale=0.85
+
+.PHONY: all tangle weave build programs run check claims bench deps clean
+
+# The main job: tangle, then weave the HTML site and the PDF.
+all: tangle weave
+
+# Extract every root file of the chapters into tangled/ (unchanged files keep their timestamps).
+tangle: build/tangle.stamp
+
+# Build build/html/ and build/book.pdf from the chapters (and the measurements of GPU=$(GPU)).
+weave: build/html/index.html $(SLUGS:%=build/html/%.html) build/html/measurements.html \
+       build/html/style.css build/html/book.pdf build/book.pdf
+
+# Compile every tangled program with nvcc into build/bin/ (ARCH=sm_90 by default; no GPU needed).
+build: tangle
+	@$(MAKE) --no-print-directory programs
+
+# The compile step of build, once tangled/ is current.
+programs: $(PROGRAMS:%=build/bin/%)
+
+# Run every program and shell session on this machine's GPU and record what it printed.
+run: $(T)/record
+	TANGLED=tangled MEASUREMENTS=measurements RECORD=$(T)/record NVCC=$(NVCC) \
+	  GPU="$(if $(filter command line environment,$(origin GPU)),$(GPU))" scripts/run.sh
+
+# The test suite; it needs no GPU.
+check:
+	tests/run
+
+# Report every claim of the chapters against the measurement set GPU=$(GPU).
+claims: $(T)/record
+	$(T)/record claims --all $(SET) tangled $(CHAPTERS)
+
+# Time a clean build, a no-op build and a prose edit, counting nvcc, pandoc and TeX runs.
+bench:
+	scripts/bench.sh
+
+# Install every Debian package the book and its tests need (as root; quick when all is there).
+deps:
+	scripts/deps.sh
+
+# Remove everything generated except tangled/ and the measurements, which are committed.
+clean:
+	rm -rf build
+
+# --- tools ------------------------------------------------------------------------------------
+$(T)/%: scripts/%.c | $(T)
+	$(CC) $(CFLAGS) -o $@ $<
+$(T)/nw2md $(T)/record: $(T)/%: scripts/%.c scripts/records.c scripts/values.c scripts/sha256.c \
+                        scripts/records.h scripts/values.h scripts/sha256.h | $(T)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
+$(T) build/bin build/md build/meta build/html build/pdf build/figures:
+	mkdir -p $@
+
+# --- tangling ---------------------------------------------------------------------------------
+build/tangle.stamp: $(CHAPTERS) $(wildcard tangled) $(T)/nwmarkup $(T)/nwcheck scripts/tangle.sh
+	TOOLS=$(T) NWLIB=$(NWLIB) scripts/tangle.sh tangled $(CHAPTERS)
+	touch $@
+
+# On a compile error, compile the #line copy too, so that the errors name book/*.nw lines.
+build/bin/%: tangled/%.cu | build/bin
+	@echo "$(NVCC) $(NVCCFLAGS) -o $@ $<"
+	@$(NVCC) $(NVCCFLAGS) -o $@ $< || { \
+	  mkdir -p build/lines; \
+	  TOOLS=$(T) NWLIB=$(NWLIB) scripts/tangle.sh --lines $*.cu $(CHAPTERS) > build/lines/$*.cu && \
+	  echo "$<: the same errors, at their lines in the book:" >&2; \
+	  $(NVCC) $(NVCCFLAGS) -o /dev/null build/lines/$*.cu; exit 1; }
+
+# --- weaving ----------------------------------------------------------------------------------
+# Navigation metadata changes only when a chapter title does (navmeta.sh replaces by content).
+build/meta.stamp: $(CHAPTERS) scripts/navmeta.sh | build/meta
+	scripts/navmeta.sh build/meta $(CHAPTERS)
+	touch $@
+build/meta/%.yaml: build/meta.stamp ;
+
+build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) | build/md
+	$(T)/nwmarkup $< | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx \
+	  | $(T)/nw2md -s $(SET) -t tangled > $@.tmp
+	mv $@.tmp $@
+
+HTML_DEPS := book/template.html book/book.yaml book/cuda.xml
+build/html/%.html: build/md/%.md build/meta/%.yaml $(HTML_DEPS) | build/html
+	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
+	  --toc --toc-depth=2 --metadata-file=build/meta/$*.yaml --default-image-extension=svg \
+	  -o $@.tmp $<
+	mv $@.tmp $@
+
+build/html/index.html: book/index.md build/meta/index.yaml $(HTML_DEPS) | build/html
+	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
+	  --metadata-file=build/meta/index.yaml -o $@.tmp $<
+	mv $@.tmp $@
+
+build/html/measurements.html: build/md/measurements.md build/meta/index.yaml $(HTML_DEPS) | build/html
+	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
+	  --metadata-file=build/meta/index.yaml -M pagetitle=Measurements -o $@.tmp $<
+	mv $@.tmp $@
+
+build/md/measurements.md: $(T)/record $(RECORDS) $(TANGLED) | build/md
+	$(T)/record page $(SET) tangled > $@.tmp
+	mv $@.tmp $@
+
+build/html/style.css: book/style.css | build/html
+	cp $< $@
+
+build/html/book.pdf: build/book.pdf | build/html
+	cp $< $@
+
+# One PDF of all chapters; pandoc runs xelatex as often as the cross-references need.
+build/book.pdf: $(SLUGS:%=build/md/%.md) book/book.yaml book/cuda.xml book/preamble.tex
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
+	$(PANDOC) $(PANDOC_COMMON) --to=latex --pdf-engine=xelatex --top-level-division=chapter \
+	  --toc -V documentclass=report -V geometry:margin=2.2cm $(PDF_FONTS) -V colorlinks \
+	  --include-in-header=book/preamble.tex --default-image-extension=pdf \
+	  -o build/book.tmp.pdf $(filter %.md,$^)
+	mv build/book.tmp.pdf $@

@@ -1,0 +1,219 @@
+/* nwmarkup.c -- noweb's markup for CUDA: turns .nw files into noweb's pipeline, <<< and >>> left as text. */
+/*
+ * Stock noweb reads every "<<" as the start of a chunk name, so a kernel launch such as
+ * k<<<grid, block>>>(x) becomes a reference to a chunk called "<grid, block". This front end
+ * emits the same pipeline as noweb's markup (see noweb's hacker's guide) with one rule changed:
+ * a chunk name never starts with '<' or a blank. Launches and shifts (a << 2) stay text, in code
+ * and in prose, and authors write them verbatim.
+ *
+ * usage: nwmarkup FILE.nw...   (writes the pipeline to standard output)
+ * A line that begins with "<<name" but never closes the name is an error, reported as
+ * FILE:LINE, and the exit status is 1 so that nothing downstream uses half a pipeline.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include <errno.h>
+
+static const char *file;  /* the file being read, for messages */
+static long lineno;
+static int errors;
+
+static void error(const char *what)
+{
+    fprintf(stderr, "%s:%ld: %s\n", file, lineno, what);
+    errors++;
+}
+
+/* A chunk name may start with anything but '<' (a launch's third '<'), '=' or a blank. */
+static int name_start(char c)
+{
+    return c != '\0' && c != '\n' && c != '<' && c != '=' && !isspace((unsigned char)c);
+}
+
+/* Returns the position of the ">>" that closes a name starting at s, or NULL. */
+static const char *name_end(const char *s)
+{
+    return strstr(s, ">>");
+}
+
+static void emit_text(const char *s, size_t n)
+{
+    if (n > 0)
+        printf("@text %.*s\n", (int)n, s);
+}
+
+/* A definition line is "<<name>>=" alone on its line, trailing blanks allowed. */
+static int is_definition(const char *line, const char **name, size_t *len)
+{
+    if (line[0] != '<' || line[1] != '<' || !name_start(line[2]))
+        return 0;
+    const char *end = name_end(line + 2);
+    if (end == NULL || end[2] != '=')
+        return 0;
+    for (const char *p = end + 3; *p; p++)
+        if (!isspace((unsigned char)*p))
+            return 0;
+    *name = line + 2;
+    *len = (size_t)(end - (line + 2));
+    return 1;
+}
+
+/* Code text: chunk references become @use; everything else, launches included, is @text. */
+static void code_line(const char *s)
+{
+    const char *line = s, *start = s;
+    while (*s) {
+        if (s[0] == '@' && s[1] == '<' && s[2] == '<') {  /* noweb's escape still works */
+            emit_text(start, (size_t)(s - start));
+            start = s + 1;
+            s += 3;
+            continue;
+        }
+        if (s[0] == '<' && s[1] == '<') {
+            if (s[2] == '<') {  /* a launch: the whole run of '<' is text */
+                while (*s == '<')
+                    s++;
+                continue;
+            }
+            const char *end = name_start(s[2]) ? name_end(s + 2) : NULL;
+            if (end != NULL) {
+                emit_text(start, (size_t)(s - start));
+                printf("@use %.*s\n", (int)(end - (s + 2)), s + 2);
+                s = start = end + 2;
+                continue;
+            }
+            /* No closing ">>": a shift, unless the line is only a reference gone wrong. */
+            const char *p = line;
+            while (p < s && (*p == ' ' || *p == '\t'))
+                p++;
+            if (p == s && name_start(s[2])) {
+                char msg[512];
+                snprintf(msg, sizeof msg,
+                         "unterminated chunk name: expected '>>' to close '%.40s'", s);
+                error(msg);
+            }
+            s += 2;
+            continue;
+        }
+        s++;
+    }
+    emit_text(start, (size_t)(s - start));
+}
+
+/* Prose: [[code]] is quoted code; "<<" is plain text (launches in inline code). */
+static void docs_line(const char *s)
+{
+    const char *start = s;
+    while (*s) {
+        if (s[0] == '[' && s[1] == '[') {
+            const char *end = strstr(s + 2, "]]");
+            if (end == NULL)
+                break;
+            while (end[2] == ']')  /* [[a[i]]] quotes a[i] */
+                end++;
+            emit_text(start, (size_t)(s - start));
+            printf("@quote\n");
+            emit_text(s + 2, (size_t)(end - (s + 2)));
+            printf("@endquote\n");
+            s = start = end + 2;
+            continue;
+        }
+        s++;
+    }
+    emit_text(start, (size_t)(s - start));
+}
+
+static int markup(const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    file = path;
+    lineno = 0;
+    if (f == NULL) {
+        fprintf(stderr, "nwmarkup: %s: cannot open the chapter: %s\n", path, strerror(errno));
+        return 1;
+    }
+    static int chunk = 0;  /* chunk numbers run on across files, as in noweb */
+    int in_code = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    printf("@file %s\n", path);
+    printf("@begin docs %d\n", chunk);
+    while ((n = getline(&line, &cap, f)) != -1) {
+        lineno++;
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = '\0';
+        if (n > 0 && line[n - 1] == '\r')
+            line[--n] = '\0';
+        const char *name;
+        size_t len;
+        if (is_definition(line, &name, &len)) {
+            printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
+            printf("@begin code %d\n@defn %.*s\n@nl\n", ++chunk, (int)len, name);
+            in_code = 1;
+            continue;
+        }
+        if (line[0] == '<' && line[1] == '<' && name_start(line[2]) && name_end(line + 2) == NULL) {
+            error("unterminated chunk name: a line that starts with '<<' must be '<<name>>=' or "
+                  "'<<name>>'");
+            continue;
+        }
+        if (line[0] == '<' && line[1] == '<' && name_start(line[2]) && !in_code) {
+            error("expected '<<name>>=' to start a code chunk; found a chunk reference in prose");
+            continue;
+        }
+        if (line[0] == '@' && (line[1] == '\0' || line[1] == ' ' || line[1] == '\t')) {
+            const char *rest = line[1] ? line + 2 : line + 1;
+            if (in_code && strncmp(rest, "%def", 4) == 0 &&
+                (rest[4] == '\0' || isspace((unsigned char)rest[4]))) {
+                char *ids = (char *)rest + 4, *save = NULL;
+                for (char *id = strtok_r(ids, " \t", &save); id; id = strtok_r(NULL, " \t", &save))
+                    printf("@index defn %s\n", id);
+                printf("@index nl\n");
+                printf("@end code %d\n@begin docs %d\n", chunk, chunk + 1);
+                chunk++;
+                in_code = 0;
+                continue;
+            }
+            printf("@end %s %d\n@begin docs %d\n", in_code ? "code" : "docs", chunk, chunk + 1);
+            chunk++;
+            in_code = 0;
+            docs_line(rest);
+            printf("@nl\n");
+            continue;
+        }
+        const char *text = line;
+        if (line[0] == '@' && line[1] == '@')  /* @@ at the start of a line stands for @ */
+            text = line + 1;
+        if (in_code)
+            code_line(text);
+        else
+            docs_line(text);
+        printf("@nl\n");
+    }
+    printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
+    chunk++;
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0;
+    if (argc < 2) {
+        fprintf(stderr, "usage: nwmarkup FILE.nw...\n");
+        return 2;
+    }
+    for (int i = 1; i < argc; i++)
+        failed |= markup(argv[i]);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nwmarkup: cannot write the pipeline: %s\n", strerror(errno));
+        return 1;
+    }
+    return failed || errors ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# tangle.sh -- writes every root file of the book's chapters into a folder, or checks that folder.
+#
+#   scripts/tangle.sh DIR CHAPTER...          update DIR (tangled/): a file changes only when
+#                                             its contents do, files no chapter defines go away
+#   scripts/tangle.sh --check DIR CHAPTER...  change nothing; fail if DIR differs from the book
+#   scripts/tangle.sh --lines ROOT CHAPTER... print ROOT with #line directives into the .nw,
+#                                             so that compiler errors point into the book
+#
+# Every chapter is checked (nwcheck) and tangled into a scratch folder first; DIR is touched
+# only when all of them succeed, and each file is replaced by rename, so a failure leaves the
+# last good DIR as it was.
+set -eu
+TOOLS=${TOOLS:-build/tools}
+NWLIB=${NWLIB:-/usr/lib/noweb}
+mode=update
+case ${1:-} in
+--check) mode=check; shift ;;
+--lines) mode=lines; shift ;;
+esac
+[ $# -ge 2 ] || { echo "usage: tangle.sh [--check|--lines ROOT] DIR CHAPTER..." >&2; exit 2; }
+target=$1
+shift
+for ch in "$@"; do
+    [ -r "$ch" ] || { echo "$ch: cannot read the chapter: no such file" >&2; exit 1; }
+done
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/tangle.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT INT TERM
+mkdir "$scratch/files"
+i=0
+for ch in "$@"; do
+    i=$((i + 1))
+    "$TOOLS/nwmarkup" "$ch" >"$scratch/$i.pipe"
+done
+# shellcheck disable=SC2046
+"$TOOLS/nwcheck" $(i=0; for ch in "$@"; do i=$((i + 1)); printf '%s ' "$scratch/$i.pipe"; done) >"$scratch/roots"
+
+i=0
+for ch in "$@"; do
+    i=$((i + 1))
+    awk -F '\t' -v ch="$ch" '$1 == ch { print $2 }' "$scratch/roots" | while IFS= read -r root; do
+        if [ "$mode" = lines ]; then
+            [ "$root" = "$target" ] && "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$root" <"$scratch/$i.pipe"
+        else
+            "$NWLIB/nt" -t -R"$root" <"$scratch/$i.pipe" >"$scratch/files/$root"
+        fi
+    done
+done
+[ "$mode" = lines ] && exit 0
+
+mkdir -p "$target"
+status=0
+for f in "$scratch"/files/*; do
+    [ -e "$f" ] || continue
+    name=${f##*/}
+    if ! cmp -s "$f" "$target/$name"; then
+        if [ "$mode" = check ]; then
+            echo "$target/$name: out of date with the book (run make tangle and commit it)" >&2
+            status=1
+        else
+            cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name"
+            echo "tangled $target/$name"
+        fi
+    fi
+done
+for f in "$target"/*; do
+    [ -e "$f" ] || continue
+    name=${f##*/}
+    [ -e "$scratch/files/$name" ] && continue
+    if [ "$mode" = check ]; then
+        echo "$target/$name: no chapter defines this file any more (run make tangle)" >&2
+        status=1
+    else
+        rm -f "$f"
+        echo "removed $target/$name: no chapter defines it"
+    fi
+done
+exit $status
