@@ -82,7 +82,7 @@ $(T)/%: scripts/%.c | $(T)
 	$(CC) $(CFLAGS) -o $@ $<
 $(T)/nw2md $(T)/record: $(T)/%: scripts/%.c scripts/records.c scripts/values.c scripts/sha256.c \
                         scripts/records.h scripts/values.h scripts/sha256.h | $(T)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) -lm
 $(T) build/bin build/md build/meta build/html build/pdf build/figures:
 	mkdir -p $@
 
@@ -109,7 +109,7 @@ build/meta/%.yaml: build/meta.stamp ;
 
 build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) | build/md
 	$(T)/nwmarkup $< | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx \
-	  | $(T)/nw2md -s $(SET) -t tangled > $@.tmp
+	  | $(T)/nw2md -s $(SET) -t tangled > $@.tmp || { rm -f $@.tmp; exit 1; }
 	mv $@.tmp $@
 
 HTML_DEPS := book/template.html book/book.yaml book/cuda.xml

@@ -32,7 +32,7 @@ static int nlines;
 static struct chunk *chunks;
 static int nchunks;
 static const char *chapter = "";  /* the .nw file, from @file */
-static values *vals;              /* NULL without -s */
+static struct val_ctx *vals;      /* NULL without -s */
 static int errors;
 
 static void *xrealloc(void *p, size_t n)
@@ -196,32 +196,51 @@ static void collect(void)
     }
 }
 
-/* Prose: a line of Markdown, with {{directives}} replaced when a measurement set is given. */
+/* A console block for a marker whose record is missing or stale: weaving goes on, check fails. */
+static void missing_output(FILE *out, const char *name, const char *why, long lineno)
+{
+    fprintf(stderr, "%s:%ld: warning: {{output %s}}: %s (make run measures it)\n", chapter, lineno, name, why);
+    fprintf(out, "\n::: missing\nNo current measurement of ");
+    code_span(out, name);
+    fprintf(out, " in this set (make run measures it).\n:::\n");
+}
+
+/* Prose: a line of Markdown, with {{directives}} replaced from the measurement set (-s).
+ * A missing or stale output only warns, so that a new chapter can be woven before it is
+ * measured; a value that does not exist stops the build, since the sentence would be false. */
 static void prose(FILE *out, const char *text, long lineno)
 {
-    const char *s = text;
-    while (vals && (s = strstr(text, "{{")) != NULL) {
-        const char *end = strstr(s + 2, "}}");
-        if (end == NULL)
+    size_t pos = 0, start, end, done = 0;
+    int found;
+    while (vals && (found = val_find(text, &pos, &start, &end)) != 0) {
+        if (found < 0) {
+            fprintf(stderr, "%s:%ld: expected '}}' to close the directive '%.40s'\n", chapter, lineno, text + start);
+            errors++;
             break;
-        fwrite(text, 1, (size_t)(s - text), out);
-        size_t n = (size_t)(end - (s + 2));
-        char *directive = xrealloc(NULL, n + 1);
-        memcpy(directive, s + 2, n);
+        }
+        fwrite(text + done, 1, start - done, out);
+        done = end;
+        size_t n = end - start - 4;
+        char *directive = xrealloc(NULL, n + 1), msg[1024], why[512];
+        memcpy(directive, text + start + 2, n);
         directive[n] = '\0';
-        char msg[1024];
-        char *replacement = values_expand(vals, directive, msg, sizeof msg);
-        if (replacement == NULL) {
-            fprintf(stderr, "%s:%ld: %s\n", chapter, lineno, msg);
+        struct val_directive d;
+        char *md = NULL;
+        if (val_parse(directive, &d, msg, sizeof msg) != 0) {
+            fprintf(stderr, "%s:%ld: {{%s}}: %s\n", chapter, lineno, directive, msg);
+            errors++;
+        } else if (d.kind == VAL_OUTPUT && val_fresh(vals, d.name, why, sizeof why) == 0) {
+            missing_output(out, d.name, why, lineno);
+        } else if (val_expand(vals, directive, &md, msg, sizeof msg) != 0) {
+            fprintf(stderr, "%s:%ld: {{%s}}: %s\n", chapter, lineno, directive, msg);
             errors++;
         } else {
-            fputs(replacement, out);
-            free(replacement);
+            fputs(md, out);
         }
+        free(md);
         free(directive);
-        text = end + 2;
     }
-    fputs(text, out);
+    fputs(text + done, out);
 }
 
 /* The cross-reference line under a chunk. */
@@ -360,7 +379,10 @@ static void emit(FILE *out, const char *slug)
         if (starts(l, "@begin code")) {
             k++;
             in_code = 1;
+            skip_nl = 1;  /* the newline of the <<name>>= line itself */
             clen = 0;
+            if (code)
+                code[0] = '\0';
             ndefs = nuses = npending = 0;
         } else if (starts(l, "@end code")) {
             struct chunk *c = &chunks[k];
@@ -471,7 +493,7 @@ int main(int argc, char **argv)
     read_all();
     collect();
     if (set != NULL)
-        vals = values_open(set, tangled);
+        vals = val_open(set, tangled);
     /* Anchors for the chapter's indexes: the chapter's file name without folder or extension. */
     char slug[256];
     const char *base = strrchr(chapter, '/');
@@ -481,7 +503,7 @@ int main(int argc, char **argv)
         *dot = '\0';
     emit(stdout, slug);
     if (vals)
-        values_close(vals);
+        val_close(vals);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nw2md: cannot write the Markdown\n");
         return 1;

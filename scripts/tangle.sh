@@ -41,7 +41,9 @@ for ch in "$@"; do
     i=$((i + 1))
     awk -F '\t' -v ch="$ch" '$1 == ch { print $2 }' "$scratch/roots" | while IFS= read -r root; do
         if [ "$mode" = lines ]; then
-            [ "$root" = "$target" ] && "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$root" <"$scratch/$i.pipe"
+            if [ "$root" = "$target" ]; then
+                "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$root" <"$scratch/$i.pipe"
+            fi
         else
             "$NWLIB/nt" -t -R"$root" <"$scratch/$i.pipe" >"$scratch/files/$root"
         fi

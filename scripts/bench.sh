@@ -1,0 +1,47 @@
+#!/bin/sh
+# bench.sh -- times a clean build, a no-op build and a one-paragraph prose edit of the book,
+# counting how many nvcc, pandoc and TeX runs each started. Writes notes/bench.md.
+#
+# It works on a copy of the project under build/bench/, so the checkout is left alone. The
+# counts come from wrappers put first on PATH that log each start and exec the real tool.
+set -eu
+root=$(pwd)
+work=$root/build/bench
+rm -rf "$work"
+mkdir -p "$work/proj" "$work/wrap"
+git ls-files -z | xargs -0 cp --parents -t "$work/proj"
+log=$work/starts.log
+for tool in nvcc pandoc xelatex; do
+    real=$(command -v "$tool") || { echo "bench: $tool is not installed (make deps)" >&2; exit 1; }
+    printf '#!/bin/sh\necho %s >>"%s"\nexec "%s" "$@"\n' "$tool" "$log" "$real" >"$work/wrap/$tool"
+    chmod +x "$work/wrap/$tool"
+done
+PATH=$work/wrap:$PATH
+export PATH
+
+row() {  # row LABEL: run make all build, print a table row
+    : >"$log"
+    start=$(date +%s.%N)
+    make -C "$work/proj" all build >"$work/make.log" 2>&1 || { cat "$work/make.log"; exit 1; }
+    end=$(date +%s.%N)
+    printf '| %s | %.1f s | %d | %d | %d |\n' "$1" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
+        "$(grep -c '^nvcc$' "$log")" "$(grep -c '^pandoc$' "$log")" "$(grep -c '^xelatex$' "$log")"
+}
+
+chapter=$(ls "$work"/proj/book/[0-9][0-9]-*.nw | head -n 1)
+{
+    echo "# Build benchmark"
+    echo
+    echo "Measured by \`make bench\` (scripts/bench.sh) on $(nproc) cores, $(date -u +%Y-%m-%d)."
+    echo "Each row runs \`make all build\` and counts the tools it started."
+    echo
+    echo "| build | wall time | nvcc | pandoc | TeX (xelatex) |"
+    echo "|---|---|---|---|---|"
+    row "clean full build"
+    row "no-op make"
+    # One paragraph of prose: a sentence appended to the chapter's first prose line after its title.
+    awk 'done == 0 && NR > 2 && /^[A-Za-z]/ { print $0 " This sentence was added by the benchmark."; done = 1; next } { print }' \
+        "$chapter" >"$chapter.new" && mv "$chapter.new" "$chapter"
+    row "one-paragraph prose edit of $(basename "$chapter")"
+} | tee "$work/bench.md"
+cp "$work/bench.md" "$root/notes/bench.md"
