@@ -139,11 +139,20 @@ build/html/style.css: book/style.css | build/html
 build/html/book.pdf: build/book.pdf | build/html
 	cp $< $@
 
-# One PDF of all chapters; pandoc runs xelatex as often as the cross-references need.
-build/book.pdf: $(SLUGS:%=build/md/%.md) book/book.yaml book/cuda.xml book/preamble.tex
-	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
-	$(PANDOC) $(PANDOC_COMMON) --to=latex --pdf-engine=xelatex --top-level-division=chapter \
+# One PDF of all chapters: pandoc writes the LaTeX, xelatex runs until the contents settle
+# (twice, or three times), and its log stays in build/pdf/ for the checks.
+build/pdf/book.tex: $(SLUGS:%=build/md/%.md) book/book.yaml book/cuda.xml book/preamble.tex $(FIGURES:%=build/pdf/%.pdf) | build/pdf
+	$(PANDOC) $(PANDOC_COMMON) --to=latex --standalone --top-level-division=chapter \
 	  --toc -V documentclass=report -V geometry:margin=2.2cm $(PDF_FONTS) -V colorlinks \
-	  --include-in-header=book/preamble.tex --default-image-extension=pdf \
-	  -o build/book.tmp.pdf $(filter %.md,$^)
-	mv build/book.tmp.pdf $@
+	  -M date="$$(scripts/bookdate.sh)" --include-in-header=book/preamble.tex \
+	  --resource-path=build/pdf --default-image-extension=pdf \
+	  -o $@.tmp $(filter %.md,$^)
+	mv $@.tmp $@
+
+build/book.pdf: build/pdf/book.tex
+	cd build/pdf && for pass in 1 2 3; do \
+	  SOURCE_DATE_EPOCH=$$(../../scripts/bookdate.sh -e) FORCE_SOURCE_DATE=1 \
+	    xelatex -interaction=nonstopmode -halt-on-error book.tex > book.out 2>&1 || { \
+	    tail -n 30 book.out >&2; echo "build/pdf/book.log: xelatex failed" >&2; exit 1; }; \
+	  grep -q 'Rerun to get' book.log || break; done
+	cp build/pdf/book.pdf $@
