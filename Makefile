@@ -5,6 +5,7 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
+.SECONDARY:
 .SUFFIXES:
 
 CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
@@ -33,7 +34,7 @@ PANDOC_COMMON := --from=markdown --syntax-definition=book/cuda.xml --highlight-s
 PDF_FONTS := -V mainfont="DejaVu Serif" -V sansfont="DejaVu Sans" -V monofont="DejaVu Sans Mono" \
              -V monofontoptions=Scale=0.85
 
-.PHONY: all tangle weave build programs run check claims bench deps clean
+.PHONY: all tangle weave build programs run check claims browsercheck pdfcheck bench deps clean
 
 # The main job: tangle, then weave the HTML site and the PDF.
 all: tangle weave
@@ -43,7 +44,7 @@ tangle: build/tangle.stamp
 
 # Build build/html/ and build/book.pdf from the chapters (and the measurements of GPU=$(GPU)).
 weave: build/html/index.html $(SLUGS:%=build/html/%.html) build/html/measurements.html \
-       build/html/style.css build/html/book.pdf build/book.pdf
+       build/html/style.css build/html/book.pdf build/book.pdf $(FIGURES:%=build/html/%.svg)
 
 # Compile every tangled program with nvcc into build/bin/ (ARCH=sm_90 by default; no GPU needed).
 build: tangle
@@ -65,6 +66,14 @@ check:
 claims: $(T)/record
 	$(T)/record claims --all $(SET) tangled $(CHAPTERS)
 
+# Render every HTML page in headless Chromium (links, images, console, phone width) with screenshots.
+browsercheck: weave
+	scripts/browsercheck.sh build/html build/screenshots
+
+# Render every PDF page and check the TeX log for overfull lines, wrapped code and highlighting.
+pdfcheck: weave
+	scripts/pdfcheck.sh build/book.pdf build/pdf/book.log build/pdf/book.tex build/pdfpages
+
 # Time a clean build, a no-op build and a prose edit, counting nvcc, pandoc and TeX runs.
 bench:
 	scripts/bench.sh
@@ -85,6 +94,14 @@ $(T)/nw2md $(T)/record: $(T)/%: scripts/%.c scripts/records.c scripts/values.c s
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) -lm
 $(T) build/bin build/md build/meta build/html build/pdf build/figures:
 	mkdir -p $@
+
+# --- figures: figures/NAME.gp drawn from the set, as SVG beside the pages and PDF for xelatex ---
+# Redrawn when a record of the set changes, or one is added or removed (the folder's time).
+FIGURE_DEPS := scripts/figure.sh $(T)/record $(RECORDS) $(wildcard $(SET))
+$(FIGURES:%=build/html/%.svg): build/html/%.svg: figures/%.gp $(FIGURE_DEPS) | build/html
+	RECORD=$(T)/record scripts/figure.sh $< $(SET) $@
+$(FIGURES:%=build/pdf/%.pdf): build/pdf/%.pdf: figures/%.gp $(FIGURE_DEPS) | build/pdf
+	RECORD=$(T)/record scripts/figure.sh $< $(SET) $@
 
 # --- tangling ---------------------------------------------------------------------------------
 build/tangle.stamp: $(CHAPTERS) $(wildcard tangled) $(T)/nwmarkup $(T)/nwcheck scripts/tangle.sh
@@ -154,5 +171,5 @@ build/book.pdf: build/pdf/book.tex
 	  SOURCE_DATE_EPOCH=$$(../../scripts/bookdate.sh -e) FORCE_SOURCE_DATE=1 \
 	    xelatex -interaction=nonstopmode -halt-on-error book.tex > book.out 2>&1 || { \
 	    tail -n 30 book.out >&2; echo "build/pdf/book.log: xelatex failed" >&2; exit 1; }; \
-	  grep -q 'Rerun to get' book.log || break; done
+	  [ $$pass -lt 2 ] || grep -q 'Rerun to get' book.log || break; done
 	cp build/pdf/book.pdf $@

@@ -11,11 +11,7 @@ rm -rf "$work"
 mkdir -p "$work/proj" "$work/wrap"
 git ls-files -z | xargs -0 cp --parents -t "$work/proj"
 log=$work/starts.log
-for tool in nvcc pandoc xelatex; do
-    real=$(command -v "$tool") || { echo "bench: $tool is not installed (make deps)" >&2; exit 1; }
-    printf '#!/bin/sh\necho %s >>"%s"\nexec "%s" "$@"\n' "$tool" "$log" "$real" >"$work/wrap/$tool"
-    chmod +x "$work/wrap/$tool"
-done
+scripts/wrap-tools.sh "$work/wrap" "$log" nvcc pandoc xelatex
 PATH=$work/wrap:$PATH
 export PATH
 

@@ -468,9 +468,9 @@ static void emit(FILE *out, const char *slug)
         }
     }
     /* The chapter's indexes, from noidx's @xref chunk list and @index entry list. */
-    fprintf(out, "\n## Index of chunks {#%s-chunks .unnumbered .chunkindex}\n\n", slug);
+    fprintf(out, "\n## Index of chunks {#chunks-%s .unnumbered .chunkindex}\n\n", slug);
     index_list(out, "@xref chunkbegin ", "@xref chunkend", "@xref chunkdefn ", "@xref chunkuse ", 1);
-    fprintf(out, "\n## Index of identifiers {#%s-identifiers .unnumbered .identindex}\n\n", slug);
+    fprintf(out, "\n## Index of identifiers {#identifiers-%s .unnumbered .identindex}\n\n", slug);
     if (!index_list(out, "@index entrybegin ", "@index entryend", "@index entrydefn ", "@index entryuse ", 0))
         fprintf(out, "This chapter defines no identifiers.\n");
     free(code);

@@ -1,0 +1,30 @@
+# reductions.gp -- the time of the chapter's three sums of 16M digits: one atomic per element,
+# per block, per warp. A point is the median over the runs; its bar spans the fastest to the slowest run.
+# values: reduce_atomic:1.1 "one atomic per element" reduce_block:1.1 "one atomic per block" reduce_warp:1.1 "one atomic per warp"
+#
+# Drawn by scripts/figure.sh, which sets the terminal, the output and DATA (one row per value:
+# group, position, "label", median, min, max, "NAME:L.N", and the median, min and max as printed,
+# as text), UNIT, GPU, RUNS, NGROUPS, NVALUES and FONTSIZE.
+# The times differ by more than ten times, so the time axis is logarithmic.
+stats DATA using 5 name "LO" nooutput
+stats DATA using 6 name "HI" nooutput
+set logscale x 10
+set xrange [LO_min / 2 : HI_max * 1.5]
+set format x "%g"
+set xtics nomirror
+set mxtics 10
+set xlabel sprintf("kernel time (%s), log scale", UNIT) offset 0, 0.3
+set yrange [NVALUES + 0.5 : 0.5]
+set ytics scale 0 nomirror
+unset y2tics
+set grid xtics lc rgb "#d9dce1" lw 1 dt 1
+set border 1 lc rgb "#5f6368"
+set errorbars 2.5
+unset key
+set lmargin 22
+set rmargin 25
+set bmargin 5
+set label 1 sprintf("median of %s runs on the %s; bars from the fastest run to the slowest", RUNS, GPU) \
+    at screen 0.5, screen 0.03 center textcolor rgb "#5f6368"
+plot DATA using 4:2:5:6:ytic(3) with xerrorbars pt 7 ps 0.9 lw 2 lc rgb "#0b5cad", \
+     DATA using 6:2:(sprintf("  %s %s (%s–%s)", strcol(8), UNIT, strcol(9), strcol(10))) with labels left textcolor rgb "#1d1d1f"
