@@ -5,7 +5,6 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
-.SECONDARY:
 .SUFFIXES:
 
 CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
@@ -29,7 +28,7 @@ PANDOC ?= pandoc
 T := build/tools
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
 FIGURES := $(basename $(notdir $(wildcard figures/*.gp)))
-PANDOC_COMMON := --from=markdown --syntax-definition=book/cuda.xml --highlight-style=tango \
+PANDOC_COMMON := --from=markdown --wrap=none --syntax-definition=book/cuda.xml --highlight-style=tango \
                  --metadata-file=book/book.yaml
 PDF_FONTS := -V mainfont="DejaVu Serif" -V sansfont="DejaVu Sans" -V monofont="DejaVu Sans Mono" \
              -V monofontoptions=Scale=0.85
@@ -122,7 +121,7 @@ build/bin/%: tangled/%.cu | build/bin
 build/meta.stamp: $(CHAPTERS) scripts/navmeta.sh | build/meta
 	scripts/navmeta.sh build/meta $(CHAPTERS)
 	touch $@
-build/meta/%.yaml: build/meta.stamp ;
+$(SLUGS:%=build/meta/%.yaml) build/meta/index.yaml: build/meta.stamp ;
 
 build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) | build/md
 	$(T)/nwmarkup $< | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx \

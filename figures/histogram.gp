@@ -35,5 +35,7 @@ do for [g = 1:2] {
 set label 1 sprintf("median of %s runs on the %s; bars from the fastest run to the slowest", RUNS, GPU) \
     at screen 0.5, screen 0.03 center textcolor rgb "#5f6368"
 COLOR(p) = p == 1 ? 0x0b5cad : 0xc0392b
+# The median as printed, then the range of the runs (or that every run printed the same).
+label(m, lo, hi) = lo eq hi ? sprintf("  %s %s in every run", m, UNIT) : sprintf("  %s %s (%s–%s)", m, UNIT, lo, hi)
 plot DATA using 4:(row($1, $2)):5:6:(COLOR($2)):ytic(3) with xerrorbars pt 7 ps 0.9 lw 2 lc rgb variable, \
-     DATA using 6:(row($1, $2)):(sprintf("  %s %s (%s–%s)", strcol(8), UNIT, strcol(9), strcol(10))) with labels left textcolor rgb "#1d1d1f"
+     DATA using 6:(row($1, $2)):(label(strcol(8), strcol(9), strcol(10))) with labels left textcolor rgb "#1d1d1f"

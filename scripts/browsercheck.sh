@@ -55,13 +55,14 @@ cp -R "$dir/." "$site/" || exit 2
 cp "$js" "$site/__browsercheck.js" || exit 2
 [ -z "$shots" ] || mkdir -p "$shots" || exit 2
 
-# chromium OUTFILE ERRFILE ARGS...: one headless run, with no network and a fresh profile.
+# chromium OUTFILE ERRFILE ARGS...: one headless run, with no network, a fresh profile and its
+# own TMPDIR (a run killed by the timeout leaves its temporary files there, removed with the rest).
 chromium() {
     o=$1 e=$2
     shift 2
     rm -rf "$scratch/profile"
-    mkdir -p "$scratch/profile"
-    timeout -k 5 "$CHECK_TIMEOUT" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+    mkdir -p "$scratch/profile" "$scratch/tmp"
+    TMPDIR=$scratch/tmp timeout -k 5 "$CHECK_TIMEOUT" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
         --no-first-run --disable-background-networking --disable-component-update --disable-sync \
         --disable-extensions --mute-audio --hide-scrollbars --user-data-dir="$scratch/profile" \
         "$@" >"$o" 2>"$e" </dev/null

@@ -91,6 +91,8 @@ static void definitions(const char *s)
     while (end > s && isspace((unsigned char)end[-1]))
         end--;
     if (*p == '(') {  /* a function: its definition does not end the line with ';' */
+        if (n == 4 && strncmp(name, "main", 4) == 0)
+            return;  /* every program has one: indexing it would link them all together */
         if (end > s && end[-1] != ';')
             defn(name, n);
         return;

@@ -288,6 +288,8 @@ static void references(FILE *out, int k, int first, char **defs, char ***defs_us
         if (ndefs_used[d] > 0) {
             fprintf(out, ", used in");
             for (int i = 0; i < ndefs_used[d]; i++) {
+                if (i > 0 && strcmp(defs_used[d][i], defs_used[d][i - 1]) == 0)
+                    continue;  /* noidx lists a chunk once per use */
                 fprintf(out, " ");
                 chunk_link(out, defs_used[d][i]);
             }
@@ -344,9 +346,11 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
                 chunk_link(out, lines[j] + strlen(defn));
             }
         int said = 0;
+        const char *last = "";
         for (int j = from; j < to; j++) {
-            if (!starts(lines[j], use))
+            if (!starts(lines[j], use) || strcmp(lines[j] + strlen(use), last) == 0)
                 continue;
+            last = lines[j] + strlen(use);
             int own = 0;  /* a use inside a defining chunk is the definition itself */
             for (int d = from; d < to; d++)
                 if (starts(lines[d], defn) && strcmp(lines[d] + strlen(defn), lines[j] + strlen(use)) == 0)

@@ -950,6 +950,9 @@ int rec_console_markdown(const struct record *r, FILE *out)
 	f = longest < 3 ? 3 : longest + 1;
 	if (rec_provenance_text(r, prov, sizeof prov))
 		return -1;
+	/* The div styles the block in HTML; the raw LaTeX frames it in the PDF, where pandoc
+	 * would otherwise set it like any code (book/preamble.tex defines bookoutput). */
+	fputs("::: output\n```{=latex}\n\\begin{bookoutput}\n```\n\n", out);
 	for (i = 0; i < f; i++)
 		fputc('`', out);
 	fputs("{.console}\n", out);
@@ -973,7 +976,8 @@ int rec_console_markdown(const struct record *r, FILE *out)
 		fprintf(out, "[exit status %d]\n", run->exit);
 	for (i = 0; i < f; i++)
 		fputc('`', out);
-	fprintf(out, "\n\n[%s]{.provenance}\n", prov);
+	fprintf(out, "\n\n```{=latex}\n\\bookprovenance\n```\n\n[%s]{.provenance}\n\n"
+	        "```{=latex}\n\\end{bookoutput}\n```\n:::\n", prov);
 	return ferror(out) ? -1 : 0;
 }
 
