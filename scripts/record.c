@@ -1089,27 +1089,17 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	argc -= 2;
 	argv += 2;
-	if (strcmp(cmd, "write") == 0)
-		return cmd_write(argc, argv);
-	if (strcmp(cmd, "fresh") == 0)
-		return cmd_fresh(argc, argv);
-	if (strcmp(cmd, "values") == 0)
-		return cmd_values(argc, argv);
-	if (strcmp(cmd, "claims") == 0)
-		return cmd_claims(argc, argv);
-	if (strcmp(cmd, "markdown") == 0)
-		return cmd_markdown(argc, argv);
-	if (strcmp(cmd, "expand") == 0)
-		return cmd_expand(argc, argv);
-	if (strcmp(cmd, "check") == 0)
-		return cmd_check(argc, argv);
-	if (strcmp(cmd, "summary") == 0)
-		return cmd_summary(argc, argv);
-	if (strcmp(cmd, "uses") == 0)
-		return cmd_uses(argc, argv);
-	if (strcmp(cmd, "sha256") == 0)
-		return cmd_sha256(argc, argv);
-	if (strcmp(cmd, "page") == 0)
-		return cmd_page(argc, argv);
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} commands[] = {
+		{"write", cmd_write},       {"fresh", cmd_fresh},     {"values", cmd_values},
+		{"claims", cmd_claims},     {"markdown", cmd_markdown}, {"expand", cmd_expand},
+		{"check", cmd_check},       {"summary", cmd_summary}, {"uses", cmd_uses},
+		{"sha256", cmd_sha256},     {"page", cmd_page},
+	};
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].run(argc, argv);
 	return usage("expected a subcommand, found '%s'", cmd);
 }

@@ -72,7 +72,7 @@ int rec_is_prov_key(const char *key)
 	return 0;
 }
 
-static char *xstrdup(const char *s)
+char *rec_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	char *p = malloc(n);
@@ -93,7 +93,7 @@ static char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void rec_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -398,7 +398,7 @@ static int set_raw(struct record *r, const char *key, char *value)
 			return 0;
 		}
 	h = grow(&r->hdr, &r->n_hdr, sizeof *h);
-	if (!h || !(h->key = xstrdup(key))) {
+	if (!h || !(h->key = rec_strdup(key))) {
 		if (h)
 			r->n_hdr--;
 		free(value);
@@ -421,8 +421,8 @@ int rec_add_use(struct record *r, const char *name, const char *sha256)
 
 	if (!u)
 		return -1;
-	u->name = xstrdup(name);
-	u->sha256 = xstrdup(sha256);
+	u->name = rec_strdup(name);
+	u->sha256 = rec_strdup(sha256);
 	return u->name && u->sha256 ? 0 : -1;
 }
 
@@ -655,10 +655,10 @@ int rec_compute(struct record *r)
 	if (compute(r))
 		return -1;
 	snprintf(buf, sizeof buf, "%zu", r->n_runs);
-	if (set_raw(r, "runs", xstrdup(buf)))
+	if (set_raw(r, "runs", rec_strdup(buf)))
 		return -1;
 	snprintf(buf, sizeof buf, "%d", r->representative);
-	return set_raw(r, "representative", xstrdup(buf));
+	return set_raw(r, "representative", rec_strdup(buf));
 }
 
 const struct rec_run *rec_rep(const struct record *r)
@@ -737,12 +737,12 @@ void rec_value_explain(const struct record *r, int line, int field, int code, ch
 
 	switch (code) {
 	case REC_EBADSTAT:
-		seterr(msg, len, "the statistic must be med, min or max");
+		rec_seterr(msg, len, "the statistic must be med, min or max");
 		return;
 	case REC_ENOLINE:
 		for (i = 0; i < r->n_runs; i++)
 			if (line < 1 || (size_t)line > r->runs[i].n_out) {
-				seterr(msg, len, "%s: run %zu printed %zu stdout line%s, so there is no line %d",
+				rec_seterr(msg, len, "%s: run %zu printed %zu stdout line%s, so there is no line %d",
 				       lab, i + 1, r->runs[i].n_out, r->runs[i].n_out == 1 ? "" : "s", line);
 				return;
 			}
@@ -756,7 +756,7 @@ void rec_value_explain(const struct record *r, int line, int field, int code, ch
 			free(n);
 			o += (size_t)snprintf(a + o, sizeof a - o, "%s%zu", i ? ", " : "", c);
 		}
-		seterr(msg, len, "%s: the runs printed different numbers of numbers on stdout line %d (%s), "
+		rec_seterr(msg, len, "%s: the runs printed different numbers of numbers on stdout line %d (%s), "
 		       "so it has no values", lab, line, a);
 		return;
 	}
@@ -770,14 +770,14 @@ void rec_value_explain(const struct record *r, int line, int field, int code, ch
 			free(n);
 			show(run->out[line - 1], sh, sizeof sh);
 		}
-		seterr(msg, len, "%s: stdout line %d has %zu number%s, so there is no number %d: '%s'",
+		rec_seterr(msg, len, "%s: stdout line %d has %zu number%s, so there is no number %d: '%s'",
 		       lab, line, c, c == 1 ? "" : "s", field, sh);
 		return;
 	}
 	default:
 		break;
 	}
-	seterr(msg, len, "%s: no value %d.%d", lab, line, field);
+	rec_seterr(msg, len, "%s: no value %d.%d", lab, line, field);
 }
 
 /* ---------- formatting ---------- */
@@ -1020,11 +1020,11 @@ int rec_validate(const struct record *r, char *err, size_t errlen)
 			continue;
 		v = rec_get(r, order[k].key);
 		if (!v) {
-			seterr(err, errlen, "the record has no '%s'", order[k].shape);
+			rec_seterr(err, errlen, "the record has no '%s'", order[k].shape);
 			return -1;
 		}
 		if ((why = check_hdr(order[k].key, v))) {
-			seterr(err, errlen, "'%s %s': expected %s", order[k].key, v, why);
+			rec_seterr(err, errlen, "'%s %s': expected %s", order[k].key, v, why);
 			return -1;
 		}
 	}
@@ -1034,18 +1034,18 @@ int rec_validate(const struct record *r, char *err, size_t errlen)
 			if (strcmp(order[j].key, r->hdr[k].key) == 0 && !order[j].multi)
 				break;
 		if (j == NORDER) {
-			seterr(err, errlen, "the record has a field '%s', which the format does not know", r->hdr[k].key);
+			rec_seterr(err, errlen, "the record has a field '%s', which the format does not know", r->hdr[k].key);
 			return -1;
 		}
 	}
 	for (k = 0; k < r->n_uses; k++)
 		if (check_hdr("source", r->uses[k].name) || check_hdr("sha256", r->uses[k].sha256)) {
-			seterr(err, errlen, "'uses %s %s': expected a file name and its sha256", r->uses[k].name,
+			rec_seterr(err, errlen, "'uses %s %s': expected a file name and its sha256", r->uses[k].name,
 			       r->uses[k].sha256);
 			return -1;
 		}
 	if (r->n_runs == 0) {
-		seterr(err, errlen, "the record has no runs");
+		rec_seterr(err, errlen, "the record has no runs");
 		return -1;
 	}
 	return 0;
@@ -1062,7 +1062,7 @@ char *rec_format(const struct record *r, size_t *len, char *err, size_t errlen)
 		return NULL;
 	f = open_memstream(&buf, &n);
 	if (!f) {
-		seterr(err, errlen, "out of memory");
+		rec_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	name = rec_get(r, "name");
@@ -1090,7 +1090,7 @@ char *rec_format(const struct record *r, size_t *len, char *err, size_t errlen)
 		fmt_value_line(f, &r->values[i], r->n_runs);
 	if (fclose(f)) {
 		free(buf);
-		seterr(err, errlen, "out of memory");
+		rec_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	if (len)
@@ -1117,7 +1117,7 @@ int rec_write_atomic(const char *path, const char *data, size_t len, char *err, 
 	sigset_t block, old;
 
 	if (!tmp) {
-		seterr(err, errlen, "%s: out of memory", path);
+		rec_seterr(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
 	/* Hidden, and named after the target, so a crash leaves something run.sh can find and remove. */
@@ -1135,7 +1135,7 @@ int rec_write_atomic(const char *path, const char *data, size_t len, char *err, 
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd < 0) {
 		e = errno;
-		seterr(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+		rec_seterr(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
 		goto fail_noremove;
 	}
 	while (done < len) {
@@ -1146,7 +1146,7 @@ int rec_write_atomic(const char *path, const char *data, size_t len, char *err, 
 				if (fail_kill)
 					raise(SIGKILL);
 				e = ENOSPC;
-				seterr(err, errlen, "%s: write failed after %zu bytes: %s (RECORD_FAIL_AFTER_BYTES)",
+				rec_seterr(err, errlen, "%s: write failed after %zu bytes: %s (RECORD_FAIL_AFTER_BYTES)",
 				       path, done, strerror(e));
 				goto fail;
 			}
@@ -1158,30 +1158,30 @@ int rec_write_atomic(const char *path, const char *data, size_t len, char *err, 
 			if (errno == EINTR)
 				continue;
 			e = errno;
-			seterr(err, errlen, "%s: write failed: %s", path, strerror(e));
+			rec_seterr(err, errlen, "%s: write failed: %s", path, strerror(e));
 			goto fail;
 		}
 		done += (size_t)w;
 	}
 	if (fsync(fd)) {
 		e = errno;
-		seterr(err, errlen, "%s: fsync failed: %s", path, strerror(e));
+		rec_seterr(err, errlen, "%s: fsync failed: %s", path, strerror(e));
 		goto fail;
 	}
 	if (close(fd)) {
 		fd = -1;
 		e = errno;
-		seterr(err, errlen, "%s: close failed: %s", path, strerror(e));
+		rec_seterr(err, errlen, "%s: close failed: %s", path, strerror(e));
 		goto fail;
 	}
 	fd = -1;
 	if (rename(tmp, path)) {
 		e = errno;
-		seterr(err, errlen, "%s: rename failed: %s", path, strerror(e));
+		rec_seterr(err, errlen, "%s: rename failed: %s", path, strerror(e));
 		goto fail;
 	}
 	/* The rename itself is durable only once the directory is synced. */
-	dir = slash ? xstrndup(path, dlen ? dlen : 1) : xstrdup(".");
+	dir = slash ? xstrndup(path, dlen ? dlen : 1) : rec_strdup(".");
 	if (dir) {
 		int dfd = open(dir, O_RDONLY);
 		if (dfd >= 0) {
@@ -1258,7 +1258,7 @@ static int perr(struct parser *p, const char *expected, const char *found)
 	char sh[80];
 
 	show(found, sh, sizeof sh);
-	seterr(p->err, p->errlen, "%s:%d: expected %s, found '%s'", p->path, p->lineno, expected, sh);
+	rec_seterr(p->err, p->errlen, "%s:%d: expected %s, found '%s'", p->path, p->lineno, expected, sh);
 	return -1;
 }
 
@@ -1290,7 +1290,7 @@ static int parse_run(struct parser *p, struct record *r, const char *line)
 		return perr(p, shape, line);
 	run = rec_add_run(r, (int)ex, w);
 	if (!run) {
-		seterr(p->err, p->errlen, "%s:%d: out of memory", p->path, p->lineno);
+		rec_seterr(p->err, p->errlen, "%s:%d: out of memory", p->path, p->lineno);
 		return -1;
 	}
 	run->lineno = p->lineno;
@@ -1345,21 +1345,21 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 	long v;
 
 	*out = NULL;
-	if (!r || !(r->path = xstrdup(path))) {
-		seterr(err, errlen, "%s: out of memory", path);
+	if (!r || !(r->path = rec_strdup(path))) {
+		rec_seterr(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
 	text = rec_read_file(path, &len);
 	if (!text) {
 		read_errno = errno;
-		seterr(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		rec_seterr(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (strlen(text) != len) {
 		p.lineno = 1;
 		for (k = 0; k < len && text[k]; k++)
 			p.lineno += text[k] == '\n';
-		seterr(err, errlen, "%s:%d: expected text, found a NUL byte", path, p.lineno);
+		rec_seterr(err, errlen, "%s:%d: expected text, found a NUL byte", path, p.lineno);
 		goto fail;
 	}
 	for (line = text; *line; line = next) {
@@ -1443,9 +1443,9 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 					goto fail;
 				}
 				if (strcmp(key, "script") == 0) {
-					if (add_line(&r->script, &r->n_script, xstrdup(val)))
+					if (add_line(&r->script, &r->n_script, rec_strdup(val)))
 						goto oom;
-				} else if (set_raw(r, key, xstrdup(val)))
+				} else if (set_raw(r, key, rec_strdup(val)))
 					goto oom;
 				continue;
 			}
@@ -1477,7 +1477,7 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 					goto fail;
 				}
 				if (add_line(key[0] == 'o' ? &run->out : &run->err,
-				             key[0] == 'o' ? &run->n_out : &run->n_err, xstrdup(val)))
+				             key[0] == 'o' ? &run->n_out : &run->n_err, rec_strdup(val)))
 					goto oom;
 				continue;
 			}
@@ -1562,13 +1562,13 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 	}
 	parse_int(rec_get(r, "runs"), &v);
 	if ((size_t)v != r->n_runs) {
-		seterr(err, errlen, "%s:%d: expected 'runs %zu' (the file has %zu runs), found 'runs %ld'", path,
+		rec_seterr(err, errlen, "%s:%d: expected 'runs %zu' (the file has %zu runs), found 'runs %ld'", path,
 		       runs_line, r->n_runs, r->n_runs, v);
 		goto fail;
 	}
 	parse_int(rec_get(r, "representative"), &v);
 	if (v < 1 || (size_t)v > r->n_runs) {
-		seterr(err, errlen, "%s:%d: expected a representative run between 1 and %zu, found 'representative %ld'",
+		rec_seterr(err, errlen, "%s:%d: expected a representative run between 1 and %zu, found 'representative %ld'",
 		       path, rep_line, r->n_runs, v);
 		goto fail;
 	}
@@ -1577,7 +1577,7 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 	*out = r;
 	return 0;
 oom:
-	seterr(err, errlen, "%s:%d: out of memory", path, p.lineno);
+	rec_seterr(err, errlen, "%s:%d: out of memory", path, p.lineno);
 fail:
 	free(text);
 	rec_free(r);
@@ -1681,11 +1681,11 @@ int rec_fresh_sources(const struct record *r, const char *source_path,
 	size_t i, j;
 
 	if (sha256_file(source_path, hex)) {
-		seterr(reason, len, "%s: cannot read: %s", source_path, strerror(errno));
+		rec_seterr(reason, len, "%s: cannot read: %s", source_path, strerror(errno));
 		return 0;
 	}
 	if (!want || strcmp(hex, want)) {
-		seterr(reason, len, "%s changed since the record was made (sha256 %.12s recorded, %.12s now)",
+		rec_seterr(reason, len, "%s changed since the record was made (sha256 %.12s recorded, %.12s now)",
 		       source_path, want ? want : "none", hex);
 		return 0;
 	}
@@ -1696,15 +1696,15 @@ int rec_fresh_sources(const struct record *r, const char *source_path,
 			char *p = malloc((size_t)dl + strlen(r->uses[i].name) + 2);
 			int ok;
 			if (!p) {
-				seterr(reason, len, "out of memory");
+				rec_seterr(reason, len, "out of memory");
 				return 0;
 			}
 			sprintf(p, "%.*s%s%s", dl, source_path, sl ? "/" : "", r->uses[i].name);
 			ok = sha256_file(p, hex) == 0;
 			if (!ok)
-				seterr(reason, len, "%s, which the session runs, cannot be read: %s", p, strerror(errno));
+				rec_seterr(reason, len, "%s, which the session runs, cannot be read: %s", p, strerror(errno));
 			else if (strcmp(hex, r->uses[i].sha256)) {
-				seterr(reason, len, "%s, which the session runs, changed since the record was made "
+				rec_seterr(reason, len, "%s, which the session runs, changed since the record was made "
 				       "(sha256 %.12s recorded, %.12s now)", p, r->uses[i].sha256, hex);
 				ok = 0;
 			}
@@ -1720,15 +1720,15 @@ int rec_fresh_sources(const struct record *r, const char *source_path,
 			if (strcmp(r->uses[j].name, b) == 0)
 				break;
 		if (j == r->n_uses) {
-			seterr(reason, len, "the session now runs %s, which the record does not name", b);
+			rec_seterr(reason, len, "the session now runs %s, which the record does not name", b);
 			return 0;
 		}
 		if (sha256_file(use_paths[i], hex)) {
-			seterr(reason, len, "%s: cannot read: %s", use_paths[i], strerror(errno));
+			rec_seterr(reason, len, "%s: cannot read: %s", use_paths[i], strerror(errno));
 			return 0;
 		}
 		if (strcmp(hex, r->uses[j].sha256)) {
-			seterr(reason, len, "%s, which the session runs, changed since the record was made "
+			rec_seterr(reason, len, "%s, which the session runs, changed since the record was made "
 			       "(sha256 %.12s recorded, %.12s now)", use_paths[i], r->uses[j].sha256, hex);
 			return 0;
 		}
@@ -1738,7 +1738,7 @@ int rec_fresh_sources(const struct record *r, const char *source_path,
 			if (strcmp(r->uses[j].name, base_name(use_paths[i])) == 0)
 				break;
 		if (i == n_use_paths) {
-			seterr(reason, len, "the record names %s, which the session no longer runs", r->uses[j].name);
+			rec_seterr(reason, len, "the record names %s, which the session no longer runs", r->uses[j].name);
 			return 0;
 		}
 	}

@@ -153,6 +153,11 @@ void rec_free_strings(char **v, size_t n);
 int rec_fresh_sources(const struct record *r, const char *source_path,
                       char *const *use_paths, size_t n_use_paths, char *reason, size_t len);
 
+/* Helpers shared with values.c: a malloc'ed copy (NULL when out of memory), and printf into an
+ * error buffer (err may be NULL). */
+char *rec_strdup(const char *s);
+void rec_seterr(char *err, size_t errlen, const char *fmt, ...);
+
 /* Reads a whole file (NUL-terminated, malloc'ed), or NULL with errno set. */
 char *rec_read_file(const char *path, size_t *len);
 

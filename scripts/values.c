@@ -23,27 +23,6 @@ struct val_ctx {
 	int all_loaded;
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = malloc(n);
-
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_name_char(int c)
 {
@@ -140,24 +119,24 @@ static int parse_side(const char **sp, struct val_side *side, char *err, size_t 
 			s++;
 		n = (size_t)(s - w);
 		if (side->n == VAL_MAXTERMS) {
-			seterr(err, errlen, "expected at most %d terms on a side", VAL_MAXTERMS);
+			rec_seterr(err, errlen, "expected at most %d terms on a side", VAL_MAXTERMS);
 			return -1;
 		}
 		t = &side->terms[side->n];
 		memset(t, 0, sizeof *t);
 		if (n == 0) {
-			seterr(err, errlen, "expected a number or NAME:L.N, found '%.20s'", *w ? w : "the end");
+			rec_seterr(err, errlen, "expected a number or NAME:L.N, found '%.20s'", *w ? w : "the end");
 			return -1;
 		}
 		snprintf(t->text, sizeof t->text, "%.*s", (int)n, w);
 		if (memchr(w, ':', n)) {
 			if (parse_ref(w, n, &t->ref)) {
-				seterr(err, errlen, "expected NAME:L.N or NAME:L.N:med|min|max, found '%.*s'", (int)n, w);
+				rec_seterr(err, errlen, "expected NAME:L.N or NAME:L.N:med|min|max, found '%.*s'", (int)n, w);
 				return -1;
 			}
 			t->is_ref = 1;
 		} else if (parse_number(w, n, &t->num)) {
-			seterr(err, errlen, "expected a number or NAME:L.N, found '%.*s'", (int)n, w);
+			rec_seterr(err, errlen, "expected a number or NAME:L.N, found '%.*s'", (int)n, w);
 			return -1;
 		}
 		side->n++;
@@ -183,7 +162,7 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
 	if (n == 0) {
-		seterr(err, errlen, "expected a directive inside {{ }}, found nothing");
+		rec_seterr(err, errlen, "expected a directive inside {{ }}, found nothing");
 		return -1;
 	}
 	for (i = 0; prov_names[i]; i++)
@@ -200,7 +179,7 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 			if (!is_name_char((unsigned char)nm[i]))
 				break;
 		if (k == 0 || (size_t)i != k || k >= VAL_NAMELEN) {
-			seterr(err, errlen, "expected 'output NAME' with a program or session name, found 'output %.*s'",
+			rec_seterr(err, errlen, "expected 'output NAME' with a program or session name, found 'output %.*s'",
 			       (int)k, nm);
 			return -1;
 		}
@@ -213,7 +192,7 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 		const char *p = buf;
 		char sub[400];
 		if (n >= sizeof buf) {
-			seterr(err, errlen, "expected a claim shorter than %zu characters", sizeof buf);
+			rec_seterr(err, errlen, "expected a claim shorter than %zu characters", sizeof buf);
 			return -1;
 		}
 		memcpy(buf, s, n);
@@ -221,7 +200,7 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 		p = buf + 5;
 		d->kind = VAL_CLAIM;
 		if (parse_side(&p, &d->lhs, sub, sizeof sub)) {
-			seterr(err, errlen, "in the claim's left side: %s", sub);
+			rec_seterr(err, errlen, "in the claim's left side: %s", sub);
 			return -1;
 		}
 		if (p[0] == '<' || p[0] == '>') {
@@ -231,17 +210,17 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 		} else if (p[0] == '=' && p[1] == '=')
 			strcpy(d->op, "==");
 		else {
-			seterr(err, errlen, "expected one of < <= > >= == after the claim's left side, found '%.20s'",
+			rec_seterr(err, errlen, "expected one of < <= > >= == after the claim's left side, found '%.20s'",
 			       *p ? p : "the end");
 			return -1;
 		}
 		p += strlen(d->op);
 		if (parse_side(&p, &d->rhs, sub, sizeof sub)) {
-			seterr(err, errlen, "in the claim's right side: %s", sub);
+			rec_seterr(err, errlen, "in the claim's right side: %s", sub);
 			return -1;
 		}
 		if (*p) {
-			seterr(err, errlen, "expected the end of the claim, found '%.20s'", p);
+			rec_seterr(err, errlen, "expected the end of the claim, found '%.20s'", p);
 			return -1;
 		}
 		return 0;
@@ -250,23 +229,23 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 		char buf[512], sub[400];
 		const char *p = buf;
 		if (n >= sizeof buf) {
-			seterr(err, errlen, "expected a value reference, found %zu characters", n);
+			rec_seterr(err, errlen, "expected a value reference, found %zu characters", n);
 			return -1;
 		}
 		memcpy(buf, s, n);
 		buf[n] = '\0';
 		e = strchr(buf, ':');
 		if (!e) {
-			seterr(err, errlen, "expected output NAME, claim ..., NAME:L.N, NAME:L.N / NAME:L.N or one of "
+			rec_seterr(err, errlen, "expected output NAME, claim ..., NAME:L.N, NAME:L.N / NAME:L.N or one of "
 			       "gpu driver cuda date runs sm_count, found '%s'", buf);
 			return -1;
 		}
 		if (parse_side(&p, &d->lhs, sub, sizeof sub)) {
-			seterr(err, errlen, "%s", sub);
+			rec_seterr(err, errlen, "%s", sub);
 			return -1;
 		}
 		if (*p) {
-			seterr(err, errlen, "expected the end of the value reference, found '%.20s'", p);
+			rec_seterr(err, errlen, "expected the end of the value reference, found '%.20s'", p);
 			return -1;
 		}
 		if (d->lhs.n == 1 && d->lhs.terms[0].is_ref) {
@@ -277,7 +256,7 @@ int val_parse(const char *text, struct val_directive *d, char *err, size_t errle
 			d->kind = VAL_RATIO;
 			return 0;
 		}
-		seterr(err, errlen, "expected NAME:L.N or NAME:L.N / NAME:L.N, found '%s'", buf);
+		rec_seterr(err, errlen, "expected NAME:L.N or NAME:L.N / NAME:L.N, found '%s'", buf);
 		return -1;
 	}
 }
@@ -365,8 +344,8 @@ struct val_ctx *val_open(const char *setdir, const char *tangled)
 
 	if (!c)
 		return NULL;
-	c->setdir = xstrdup(setdir);
-	c->tangled = tangled ? xstrdup(tangled) : NULL;
+	c->setdir = rec_strdup(setdir);
+	c->tangled = tangled ? rec_strdup(tangled) : NULL;
 	if (!c->setdir || (tangled && !c->tangled)) {
 		val_close(c);
 		return NULL;
@@ -414,7 +393,7 @@ static struct cached *lookup(struct val_ctx *c, const char *name)
 	sprintf(path, "%s/%s.rec", c->setdir, name);
 	e = &c->c[c->n];
 	memset(e, 0, sizeof *e);
-	e->name = xstrdup(name);
+	e->name = rec_strdup(name);
 	if (!e->name) {
 		free(path);
 		return NULL;
@@ -422,7 +401,7 @@ static struct cached *lookup(struct val_ctx *c, const char *name)
 	if (rec_load(path, &e->rec, err, sizeof err)) {
 		if (errno == ENOENT && strstr(err, "cannot read"))
 			snprintf(err, sizeof err, "%s: no such record (make run ONLY=%s makes it)", path, name);
-		e->err = xstrdup(err);
+		e->err = rec_strdup(err);
 	}
 	free(path);
 	c->n++;
@@ -434,11 +413,11 @@ const struct record *val_record(struct val_ctx *c, const char *name, char *err, 
 	struct cached *e = lookup(c, name);
 
 	if (!e) {
-		seterr(err, errlen, "out of memory");
+		rec_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	if (!e->rec)
-		seterr(err, errlen, "%s", e->err ? e->err : "cannot load");
+		rec_seterr(err, errlen, "%s", e->err ? e->err : "cannot load");
 	return e->rec;
 }
 
@@ -454,7 +433,7 @@ static int load_all(struct val_ctx *c, char *err, size_t errlen)
 		return 0;
 	d = opendir(c->setdir);
 	if (!d) {
-		seterr(err, errlen, "%s: cannot open the measurement set: %s", c->setdir, strerror(errno));
+		rec_seterr(err, errlen, "%s: cannot open the measurement set: %s", c->setdir, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -483,10 +462,10 @@ static int load_all(struct val_ctx *c, char *err, size_t errlen)
 		if (rc == 0) {
 			struct cached *e = lookup(c, names[i]);
 			if (!e) {
-				seterr(err, errlen, "out of memory");
+				rec_seterr(err, errlen, "out of memory");
 				rc = -1;
 			} else if (!e->rec) {
-				seterr(err, errlen, "%s", e->err);
+				rec_seterr(err, errlen, "%s", e->err);
 				rc = -1;
 			}
 		}
@@ -494,7 +473,7 @@ static int load_all(struct val_ctx *c, char *err, size_t errlen)
 	}
 	free(names);
 	if (rc == 0 && n == 0) {
-		seterr(err, errlen, "%s: the measurement set has no records (make run makes them)", c->setdir);
+		rec_seterr(err, errlen, "%s: the measurement set has no records (make run makes them)", c->setdir);
 		return -1;
 	}
 	if (rc == 0)
@@ -525,7 +504,7 @@ int val_prov(struct val_ctx *c, const char *key, char *buf, size_t len, char *er
 			continue;
 		v = rec_get(e->rec, rkey);
 		if (!v) {
-			seterr(err, errlen, "%s has no '%s'", e->rec->path, rkey);
+			rec_seterr(err, errlen, "%s has no '%s'", e->rec->path, rkey);
 			return -1;
 		}
 		if (strcmp(rkey, "date") == 0) {
@@ -542,7 +521,7 @@ int val_prov(struct val_ctx *c, const char *key, char *buf, size_t len, char *er
 		}
 		v0 = rec_get(first->rec, rkey);
 		if (strcmp(v, v0)) {
-			seterr(err, errlen, "%s: %s says %s %s but %s says %s %s; make run remeasures the stale one",
+			rec_seterr(err, errlen, "%s: %s says %s %s but %s says %s %s; make run remeasures the stale one",
 			       c->setdir, base(first->rec->path), rkey, v0, base(e->rec->path), rkey, v);
 			return -1;
 		}
@@ -550,7 +529,7 @@ int val_prov(struct val_ctx *c, const char *key, char *buf, size_t len, char *er
 	if (strcmp(rkey, "date") == 0)
 		return snprintf(buf, len, "%s", best) < (int)len ? 0 : -1;
 	if (!first) {
-		seterr(err, errlen, "%s: no records", c->setdir);
+		rec_seterr(err, errlen, "%s: no records", c->setdir);
 		return -1;
 	}
 	return snprintf(buf, len, "%s", rec_get(first->rec, rkey)) < (int)len ? 0 : -1;
@@ -573,13 +552,13 @@ static int term_value(struct val_ctx *c, const struct val_term *t, double *v, ch
 	}
 	r = val_record(c, t->ref.name, e, sizeof e);
 	if (!r) {
-		seterr(err, errlen, "%s: %s", t->text, e);
+		rec_seterr(err, errlen, "%s: %s", t->text, e);
 		return -1;
 	}
 	code = rec_value(r, t->ref.line, t->ref.field, t->ref.stat, v, &dec, &unit);
 	if (code) {
 		rec_value_explain(r, t->ref.line, t->ref.field, code, e, sizeof e);
-		seterr(err, errlen, "%s: %s", t->text, e);
+		rec_seterr(err, errlen, "%s: %s", t->text, e);
 		return -1;
 	}
 	{
@@ -609,7 +588,7 @@ static int side_value(struct val_ctx *c, const struct val_side *s, double *v, ch
 			acc *= x;
 		else {
 			if (x == 0) {
-				seterr(err, errlen, "%s is zero, and the claim divides by it", one);
+				rec_seterr(err, errlen, "%s is zero, and the claim divides by it", one);
 				return -1;
 			}
 			acc /= x;
@@ -638,11 +617,11 @@ int val_claim(struct val_ctx *c, const char *expr, char *msg, size_t msglen)
 		s = buf;
 	}
 	if (val_parse(s, &d, e, sizeof e)) {
-		seterr(msg, msglen, "%s", e);
+		rec_seterr(msg, msglen, "%s", e);
 		return -1;
 	}
 	if (d.kind != VAL_CLAIM) {
-		seterr(msg, msglen, "expected a claim, found '%s'", expr);
+		rec_seterr(msg, msglen, "expected a claim, found '%s'", expr);
 		return -1;
 	}
 	if (side_value(c, &d.lhs, &a, l, sizeof l, msg, msglen) ||
@@ -658,7 +637,7 @@ int val_claim(struct val_ctx *c, const char *expr, char *msg, size_t msglen)
 		holds = a >= b;
 	else
 		holds = fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
-	seterr(msg, msglen, "%s %s %s", l, d.op, r);
+	rec_seterr(msg, msglen, "%s %s %s", l, d.op, r);
 	return holds;
 }
 
@@ -674,13 +653,13 @@ int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_
 		return -1;
 	switch (d.kind) {
 	case VAL_CLAIM:
-		*out = xstrdup("");
+		*out = rec_strdup("");
 		break;
 	case VAL_PROV:
 		if (val_prov(c, d.name, buf, sizeof buf, err, errlen))
 			return -1;
 		rec_md_escape(buf, esc, sizeof esc);
-		*out = xstrdup(esc);
+		*out = rec_strdup(esc);
 		break;
 	case VAL_OUTPUT: {
 		char *m = NULL;
@@ -688,18 +667,18 @@ int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_
 		FILE *f;
 		r = val_record(c, d.name, e, sizeof e);
 		if (!r) {
-			seterr(err, errlen, "%s", e);
+			rec_seterr(err, errlen, "%s", e);
 			return -1;
 		}
 		f = open_memstream(&m, &ml);
 		if (!f) {
-			seterr(err, errlen, "out of memory");
+			rec_seterr(err, errlen, "out of memory");
 			return -1;
 		}
 		if (rec_console_markdown(r, f)) {
 			fclose(f);
 			free(m);
-			seterr(err, errlen, "%s: cannot make its console block", r->path);
+			rec_seterr(err, errlen, "%s: cannot make its console block", r->path);
 			return -1;
 		}
 		fclose(f);
@@ -713,7 +692,7 @@ int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_
 		const char *unit;
 		r = val_record(c, ref->name, e, sizeof e);
 		if (!r) {
-			seterr(err, errlen, "%s", e);
+			rec_seterr(err, errlen, "%s", e);
 			return -1;
 		}
 		code = rec_value(r, ref->line, ref->field, ref->stat, &a, &dec, &unit);
@@ -723,7 +702,7 @@ int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_
 		}
 		rv = rec_find_value(r, ref->line, ref->field);
 		rec_format_value(buf, sizeof buf, a, dec, rv->exp, unit);
-		*out = xstrdup(buf);
+		*out = rec_strdup(buf);
 		break;
 	}
 	case VAL_RATIO:
@@ -731,18 +710,18 @@ int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_
 		    term_value(c, &d.lhs.terms[1], &b, buf, sizeof buf, err, errlen))
 			return -1;
 		if (b == 0) {
-			seterr(err, errlen, "%s is zero, so the ratio has no value", buf);
+			rec_seterr(err, errlen, "%s is zero, so the ratio has no value", buf);
 			return -1;
 		}
 		if (rec_format_ratio(buf, sizeof buf, a / b) < 0) {
-			seterr(err, errlen, "the ratio is not a finite number");
+			rec_seterr(err, errlen, "the ratio is not a finite number");
 			return -1;
 		}
-		*out = xstrdup(buf);
+		*out = rec_strdup(buf);
 		break;
 	}
 	if (!*out) {
-		seterr(err, errlen, "out of memory");
+		rec_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -763,7 +742,7 @@ int val_fresh(struct val_ctx *c, const char *name, char *reason, size_t len)
 	src = rec_get(r, "source");
 	path = malloc(strlen(c->tangled) + strlen(src) + 2);
 	if (!path) {
-		seterr(reason, len, "out of memory");
+		rec_seterr(reason, len, "out of memory");
 		return 0;
 	}
 	sprintf(path, "%s/%s", c->tangled, src);
