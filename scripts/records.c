@@ -828,6 +828,23 @@ int rec_format_value(char *buf, size_t len, double v, int decimals, int exp, con
 		if (!*p || *p == 'e')
 			memmove(num, num + 1, strlen(num));
 	}
+	/* Whole numbers of five digits or more read better in prose grouped: 1,048,576. */
+	if (!exp && decimals == 0) {
+		char grouped[96];
+		size_t digits = strlen(num) - (num[0] == '-'), o = 0, i = 0;
+		if (digits >= 5) {
+			if (num[0] == '-')
+				grouped[o++] = num[i++];
+			for (; num[i]; i++) {
+				grouped[o++] = num[i];
+				digits--;
+				if (digits > 0 && digits % 3 == 0)
+					grouped[o++] = ',';
+			}
+			grouped[o] = '\0';
+			snprintf(num, sizeof num, "%s", grouped);
+		}
+	}
 	if (!unit || !*unit)
 		n = snprintf(buf, len, "%s", num);
 	else if (strcmp(unit, "%") == 0)

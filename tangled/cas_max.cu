@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <vector>
+#include <cuda/atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -20,6 +21,8 @@
 
 const int N = 1 << 20;
 const int THREADS = 256;
+const unsigned STEPS = 2000001;   // inputs are -1000, -999.999, ..., 1000: STEPS values
+const float STEP = 0.001f, LOWEST = -1000.0f;
 
 // A fixed, well-mixed function of the index: "random" data that is the same
 // in every run (the finalizer of MurmurHash3).
@@ -38,7 +41,10 @@ static unsigned scramble(unsigned k) {
 // there first, look at its value and try again.
 __device__ void atomic_max(float *address, float value) {
   unsigned *bits = reinterpret_cast<unsigned *>(address);
-  unsigned seen = *bits;
+  // The first guess is a plain read racing with other threads' swaps: an atomic
+  // load says so, and the CAS below corrects a stale guess anyway.
+  unsigned seen = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*bits).load(
+      cuda::memory_order_relaxed);
   while (__uint_as_float(seen) < value) {
     const unsigned before = atomicCAS(bits, seen, __float_as_uint(value));
     if (before == seen) return;   // the location held what we saw: our value is in
@@ -55,7 +61,7 @@ int main() {
   std::vector<float> x(N);
   float expected = -INFINITY;
   for (int k = 0; k < N; k++) {
-    x[k] = (scramble(k) % 2000001) * 0.001f - 1000.0f;   // from -1000 to 1000
+    x[k] = (scramble(k) % STEPS) * STEP + LOWEST;
     expected = std::max(expected, x[k]);
   }
 

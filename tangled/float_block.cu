@@ -78,7 +78,7 @@ static int run_float_sum(const char *label, void (*launch)(const float *, float 
     if (got != replay) ok = false;
     worst = fmax(worst, fabs(got - exact) / exact);
   }
-  printf("relative error: %.5f %%\n", 100.0 * worst);
+  printf("relative error: %.3g %%\n", 100.0 * worst);
   CHECK(cudaFree(d_x));
   CHECK(cudaFree(d_total));
   puts(ok ? "PASS" : "FAIL");

@@ -119,10 +119,10 @@ int main() {
 
   bool ok = true;
   const float spread_ms = histogram_case(data, d_data, d_bins, ok);
-  printf("spread over %d bins: %.3f ms\n", BINS, spread_ms);
+  printf("spread over %d bins: %.4f ms\n", BINS, spread_ms);
   std::fill(data.begin(), data.end(), 0);                    // now everything lands in bin 0
   const float single_ms = histogram_case(data, d_data, d_bins, ok);
-  printf("all in one bin: %.3f ms\n", single_ms);
+  printf("all in one bin: %.4f ms\n", single_ms);
 
   CHECK(cudaFree(d_data));
   CHECK(cudaFree(d_bins));

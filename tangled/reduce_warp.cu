@@ -19,6 +19,7 @@
 const int N = 1 << 24;
 const int THREADS = 256;
 const int BLOCKS = N / THREADS;   // one thread per element (N is a multiple of THREADS)
+const unsigned DIGITS = 10;       // the elements are the digits 0 to 9
 
 // A fixed, well-mixed function of the index: "random" data that is the same
 // in every run (the finalizer of MurmurHash3).
@@ -69,7 +70,7 @@ static unsigned long long upload_digits(unsigned **d_x) {
   std::vector<unsigned> x(N);
   unsigned long long sum = 0;
   for (int k = 0; k < N; k++) {
-    x[k] = scramble(k) % 10;
+    x[k] = scramble(k) % DIGITS;
     sum += x[k];
   }
   CHECK(cudaMalloc(d_x, N * sizeof(unsigned)));
