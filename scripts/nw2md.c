@@ -208,16 +208,20 @@ static void missing_output(FILE *out, const char *name, const char *why, long li
 /* Prose: a line of Markdown, with {{directives}} replaced from the measurement set (-s).
  * A missing or stale output only warns, so that a new chapter can be woven before it is
  * measured; a value that does not exist stops the build, since the sentence would be false. */
-static void prose(FILE *out, const char *text, long lineno)
+static int prose(FILE *out, const char *text, long lineno)
 {
     size_t pos = 0, start, end, done = 0;
-    int found;
+    int found, claims = 0, other = 0;
     while (vals && (found = val_find(text, &pos, &start, &end)) != 0) {
         if (found < 0) {
             fprintf(stderr, "%s:%ld: expected '}}' to close the directive '%.40s'\n", chapter, lineno, text + start);
             errors++;
             break;
         }
+        for (size_t i = done; i < start; i++)
+            other |= !isspace((unsigned char)text[i]);
+        if (!other)
+            done = start;  /* blanks before a claim at the start of the line */
         fwrite(text + done, 1, start - done, out);
         done = end;
         size_t n = end - start - 4;
@@ -236,11 +240,18 @@ static void prose(FILE *out, const char *text, long lineno)
             errors++;
         } else {
             fputs(md, out);
+            claims += d.kind == VAL_CLAIM;
+            other |= d.kind != VAL_CLAIM;
         }
         free(md);
         free(directive);
     }
+    for (const char *p = text + done; *p; p++)
+        other |= !isspace((unsigned char)*p);
+    if (claims && !other)
+        return 1;  /* a line of claims alone would end the paragraph as a blank line */
     fputs(text + done, out);
+    return 0;
 }
 
 /* The cross-reference line under a chunk. */
@@ -374,6 +385,7 @@ static void emit(FILE *out, const char *slug)
     char *code = NULL, *quote = NULL;
     size_t clen = 0, ccap = 0, qlen = 0, qcap = 0;
     int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0;
+    int claims_only = 0;  /* the prose line held nothing but claims: drop it, newline too */
     char *defs[MAXREF], **defs_used[MAXREF], *pending[MAXREF];
     int ndefs = 0, ndefs_used[MAXREF], npending = 0;
     char *uses[MAXREF], *uses_def[MAXREF];
@@ -425,15 +437,16 @@ static void emit(FILE *out, const char *slug)
                 skip_nl = 0;
             else if (in_code)
                 append(&code, &clen, &ccap, "\n");
-            else
+            else if (!claims_only)
                 fputc('\n', out);
+            claims_only = 0;
         } else if (starts(l, "@text ")) {
             if (in_quote)
                 append(&quote, &qlen, &qcap, l + 6);
             else if (in_code)
                 append(&code, &clen, &ccap, l + 6);
             else
-                prose(out, l + 6, lineno);
+                claims_only = prose(out, l + 6, lineno);
         } else if (in_code && starts(l, "@use ")) {
             append(&code, &clen, &ccap, "\u27e8");
             append(&code, &clen, &ccap, l + 5);
@@ -444,6 +457,7 @@ static void emit(FILE *out, const char *slug)
             append(&quote, &qlen, &qcap, "");
         } else if (strcmp(l, "@endquote") == 0) {
             in_quote = 0;
+            claims_only = 0;
             code_span(out, quote);
         } else if (in_code && strcmp(l, "@index begindefs") == 0) {
             in_defs = 1;
