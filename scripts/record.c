@@ -31,15 +31,21 @@ static const char *usage_text =
 	"       record sha256 FILE...\n"
 	"       record page SETDIR TANGLEDDIR\n";
 
+/* "record: MESSAGE" on stderr; usage() adds the usage text and exits 2, die() exits 1. */
+static void say(const char *fmt, va_list ap)
+{
+	fputs("record: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\n", stderr);
+}
+
 static int usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("record: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputs("\n", stderr);
 	fputs(usage_text, stderr);
 	return 2;
 }
@@ -48,11 +54,9 @@ static int die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("record: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputs("\n", stderr);
 	return 1;
 }
 
