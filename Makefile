@@ -137,7 +137,7 @@ build/html/%.html: build/md/%.md build/meta/%.yaml $(HTML_DEPS) | build/html
 
 build/html/index.html: book/index.md build/meta/index.yaml $(HTML_DEPS) | build/html
 	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
-	  --metadata-file=build/meta/index.yaml -o $@.tmp $<
+	  --metadata-file=build/meta/index.yaml -M front=true -o $@.tmp $<
 	mv $@.tmp $@
 
 build/html/measurements.html: build/md/measurements.md build/meta/index.yaml $(HTML_DEPS) | build/html
