@@ -5,6 +5,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
+# Built by pattern rules, but kept: a tool is no intermediate file.
+.SECONDARY: $(TOOLS)
 .SUFFIXES:
 
 CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
@@ -27,16 +29,21 @@ NWLIB ?= /usr/lib/noweb
 PANDOC ?= pandoc
 T := build/tools
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
+TOOLS := $(WEAVE_TOOLS) $(T)/nwcheck $(T)/record
 FIGURES := $(basename $(notdir $(wildcard figures/*.gp)))
 PANDOC_COMMON := --from=markdown --wrap=none --syntax-definition=book/cuda.xml --highlight-style=tango \
                  --metadata-file=book/book.yaml
+# Appended to a command that writes $@.tmp: on failure the temporary file goes too.
+OR_DROP_TMP = || { rm -f $@.tmp; exit 1; }
 PDF_FONTS := -V mainfont="DejaVu Serif" -V sansfont="DejaVu Sans" -V monofont="DejaVu Sans Mono" \
              -V monofontoptions=Scale=0.85
 
-.PHONY: all tangle weave build programs run check claims browsercheck pdfcheck bench deps clean
+.PHONY: all tangle weave build programs run check claims browsercheck pdfcheck bench deps clean FORCE
 
-# The main job: tangle, then weave the HTML site and the PDF.
-all: tangle weave
+# The main job: tangle, then weave the HTML site and the PDF (in that order, also under -j:
+# weaving reads tangled/ to tell a fresh measurement from a stale one).
+all: tangle
+	@$(MAKE) --no-print-directory weave
 
 # Extract every root file of the chapters into tangled/ (unchanged files keep their timestamps).
 tangle: build/tangle.stamp
@@ -85,6 +92,13 @@ deps:
 clean:
 	rm -rf build
 
+# --- settings that outputs depend on ----------------------------------------------------------
+# build/setting-NAME holds the value of make variable NAME and changes only when it does, so
+# that GPU=t4 re-weaves the book and ARCH=sm_80 recompiles the programs.
+build/setting-%: FORCE | $(T)
+	@echo '$($*)' | cmp -s - $@ || echo '$($*)' > $@
+FORCE:
+
 # --- tools ------------------------------------------------------------------------------------
 $(T)/%: scripts/%.c | $(T)
 	$(CC) $(CFLAGS) -o $@ $<
@@ -96,7 +110,7 @@ $(T) build/bin build/md build/meta build/html build/pdf build/figures:
 
 # --- figures: figures/NAME.gp drawn from the set, as SVG beside the pages and PDF for xelatex ---
 # Redrawn when a record of the set changes, or one is added or removed (the folder's time).
-FIGURE_DEPS := scripts/figure.sh $(T)/record $(RECORDS) $(wildcard $(SET))
+FIGURE_DEPS := scripts/figure.sh $(T)/record $(RECORDS) $(wildcard $(SET)) build/setting-GPU
 $(FIGURES:%=build/html/%.svg): build/html/%.svg: figures/%.gp $(FIGURE_DEPS) | build/html
 	RECORD=$(T)/record scripts/figure.sh $< $(SET) $@
 $(FIGURES:%=build/pdf/%.pdf): build/pdf/%.pdf: figures/%.gp $(FIGURE_DEPS) | build/pdf
@@ -108,7 +122,7 @@ build/tangle.stamp: $(CHAPTERS) $(wildcard tangled) $(T)/nwmarkup $(T)/nwcheck s
 	touch $@
 
 # On a compile error, compile the #line copy too, so that the errors name book/*.nw lines.
-build/bin/%: tangled/%.cu | build/bin
+build/bin/%: tangled/%.cu build/setting-NVCCFLAGS | build/bin
 	@echo "$(NVCC) $(NVCCFLAGS) -o $@ $<"
 	@$(NVCC) $(NVCCFLAGS) -o $@ $< || { \
 	  mkdir -p build/lines; \
@@ -123,30 +137,30 @@ build/meta.stamp: $(CHAPTERS) scripts/navmeta.sh | build/meta
 	touch $@
 $(SLUGS:%=build/meta/%.yaml) build/meta/index.yaml: build/meta.stamp ;
 
-build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) | build/md
+build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) build/setting-GPU | build/md
 	$(T)/nwmarkup $< | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx \
-	  | $(T)/nw2md -s $(SET) -t tangled > $@.tmp || { rm -f $@.tmp; exit 1; }
+	  | $(T)/nw2md -s $(SET) -t tangled > $@.tmp $(OR_DROP_TMP)
 	mv $@.tmp $@
 
 HTML_DEPS := book/template.html book/book.yaml book/cuda.xml
 build/html/%.html: build/md/%.md build/meta/%.yaml $(HTML_DEPS) | build/html
 	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
 	  --toc --toc-depth=2 --metadata-file=build/meta/$*.yaml --default-image-extension=svg \
-	  -o $@.tmp $<
+	  -o $@.tmp $< $(OR_DROP_TMP)
 	mv $@.tmp $@
 
 build/html/index.html: book/index.md build/meta/index.yaml $(HTML_DEPS) | build/html
 	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
-	  --metadata-file=build/meta/index.yaml -M front=true -o $@.tmp $<
+	  --metadata-file=build/meta/index.yaml -M front=true -o $@.tmp $< $(OR_DROP_TMP)
 	mv $@.tmp $@
 
 build/html/measurements.html: build/md/measurements.md build/meta/index.yaml $(HTML_DEPS) | build/html
 	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
-	  --metadata-file=build/meta/index.yaml -M pagetitle=Measurements -o $@.tmp $<
+	  --metadata-file=build/meta/index.yaml -M pagetitle=Measurements -o $@.tmp $< $(OR_DROP_TMP)
 	mv $@.tmp $@
 
-build/md/measurements.md: $(T)/record $(RECORDS) $(TANGLED) | build/md
-	$(T)/record page $(SET) tangled > $@.tmp
+build/md/measurements.md: $(T)/record $(RECORDS) $(TANGLED) build/setting-GPU | build/md
+	$(T)/record page $(SET) tangled > $@.tmp $(OR_DROP_TMP)
 	mv $@.tmp $@
 
 build/html/style.css: book/style.css | build/html
@@ -162,7 +176,7 @@ build/pdf/book.tex: $(SLUGS:%=build/md/%.md) book/book.yaml book/cuda.xml book/p
 	  --toc -V documentclass=report -V geometry:margin=2.2cm $(PDF_FONTS) -V colorlinks \
 	  -M date="$$(scripts/bookdate.sh)" --include-in-header=book/preamble.tex \
 	  --resource-path=build/pdf --default-image-extension=pdf \
-	  -o $@.tmp $(filter %.md,$^)
+	  -o $@.tmp $(filter %.md,$^) $(OR_DROP_TMP)
 	mv $@.tmp $@
 
 build/book.pdf: build/pdf/book.tex

@@ -18,26 +18,28 @@ export PATH
 row() {  # row LABEL: run make all build, print a table row
     : >"$log"
     start=$(date +%s.%N)
-    make -C "$work/proj" all build >"$work/make.log" 2>&1 || { cat "$work/make.log"; exit 1; }
+    make -C "$work/proj" all build >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
     end=$(date +%s.%N)
     printf '| %s | %.1f s | %d | %d | %d |\n' "$1" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
         "$(grep -c '^nvcc$' "$log")" "$(grep -c '^pandoc$' "$log")" "$(grep -c '^xelatex$' "$log")"
 }
 
 chapter=$(ls "$work"/proj/book/[0-9][0-9]-*.nw | head -n 1)
+table=$work/bench.md
 {
     echo "# Build benchmark"
     echo
     echo "Measured by \`make bench\` (scripts/bench.sh) on $(nproc) cores, $(date -u +%Y-%m-%d)."
-    echo "Each row runs \`make all build\` and counts the tools it started."
+    echo "Each row runs \`make all build\` on a copy of the project and counts the tools it started."
     echo
     echo "| build | wall time | nvcc | pandoc | TeX (xelatex) |"
     echo "|---|---|---|---|---|"
-    row "clean full build"
-    row "no-op make"
-    # One paragraph of prose: a sentence appended to the chapter's first prose line after its title.
-    awk 'done == 0 && NR > 2 && /^[A-Za-z]/ { print $0 " This sentence was added by the benchmark."; done = 1; next } { print }' \
-        "$chapter" >"$chapter.new" && mv "$chapter.new" "$chapter"
-    row "one-paragraph prose edit of $(basename "$chapter")"
-} | tee "$work/bench.md"
-cp "$work/bench.md" "$root/notes/bench.md"
+} >"$table"
+row "clean full build" >>"$table"
+row "no-op make" >>"$table"
+# One paragraph of prose: a sentence appended to the chapter's first prose line after its title.
+awk 'done == 0 && NR > 2 && /^[A-Za-z]/ { print $0 " This sentence was added by the benchmark."; done = 1; next } { print }' \
+    "$chapter" >"$chapter.new" && mv "$chapter.new" "$chapter"
+row "one-paragraph prose edit of $(basename "$chapter")" >>"$table"
+cat "$table"
+cp "$table" "$root/notes/.bench.md.tmp" && mv "$root/notes/.bench.md.tmp" "$root/notes/bench.md"

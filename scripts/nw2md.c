@@ -65,22 +65,10 @@ static int first_of_name(const char *name)
     return -1;
 }
 
-/* The longest run of c in s, so that a fence of one more can enclose s. */
-static int longest_run(const char *s, char c)
-{
-    int best = 0, run = 0;
-    for (; *s; s++) {
-        run = *s == c ? run + 1 : 0;
-        if (run > best)
-            best = run;
-    }
-    return best;
-}
-
 /* An inline code span holding s exactly. */
 static void code_span(FILE *out, const char *s)
 {
-    int n = longest_run(s, '`') + 1;
+    int n = (int)rec_longest_backticks(s, 0) + 1;
     int pad = s[0] == '`' || (*s && s[strlen(s) - 1] == '`');
     for (int i = 0; i < n; i++)
         fputc('`', out);
@@ -288,7 +276,13 @@ static void references(FILE *out, int k, int first, char **defs, char ***defs_us
     } else if (c->root && first == k) {
         const char *lang = language(c->name, 0);
         if (lang && strchr(c->name, '.'))
-            fprintf(out, "%sTangled to `tangled/%s`.", said ? " " : "", c->name);
+        {
+            char path[512];
+            snprintf(path, sizeof path, "tangled/%s", c->name);
+            fprintf(out, "%sTangled to ", said ? " " : "");
+            code_span(out, path);
+            fprintf(out, ".");
+        }
         else
             fprintf(out, "%sA root chunk.", said ? " " : "");
         said = 1;
@@ -385,7 +379,8 @@ static void emit(FILE *out, const char *slug)
     char *code = NULL, *quote = NULL;
     size_t clen = 0, ccap = 0, qlen = 0, qcap = 0;
     int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0;
-    int claims_only = 0;  /* the prose line held nothing but claims: drop it, newline too */
+    /* A prose line that holds claims and nothing else is dropped, newline too. */
+    int line_claims = 0, line_other = 0;
     char *defs[MAXREF], **defs_used[MAXREF], *pending[MAXREF];
     int ndefs = 0, ndefs_used[MAXREF], npending = 0;
     char *uses[MAXREF], *uses_def[MAXREF];
@@ -404,7 +399,7 @@ static void emit(FILE *out, const char *slug)
             struct chunk *c = &chunks[k];
             int first = first_of_name(c->name);
             const char *lang = language(c->name, 0);
-            int fence = longest_run(code ? code : "", '`') + 1;
+            int fence = (int)rec_longest_backticks(code ? code : "", 0) + 1;
             if (fence < 3)
                 fence = 3;
             fprintf(out, "\n::: {#%s .chunk}\n", c->label ? c->label : "");
@@ -437,16 +432,18 @@ static void emit(FILE *out, const char *slug)
                 skip_nl = 0;
             else if (in_code)
                 append(&code, &clen, &ccap, "\n");
-            else if (!claims_only)
+            else if (!(line_claims && !line_other))
                 fputc('\n', out);
-            claims_only = 0;
+            line_claims = line_other = 0;
         } else if (starts(l, "@text ")) {
             if (in_quote)
                 append(&quote, &qlen, &qcap, l + 6);
             else if (in_code)
                 append(&code, &clen, &ccap, l + 6);
+            else if (prose(out, l + 6, lineno))
+                line_claims = 1;
             else
-                claims_only = prose(out, l + 6, lineno);
+                line_other = 1;
         } else if (in_code && starts(l, "@use ")) {
             append(&code, &clen, &ccap, "\u27e8");
             append(&code, &clen, &ccap, l + 5);
@@ -457,7 +454,7 @@ static void emit(FILE *out, const char *slug)
             append(&quote, &qlen, &qcap, "");
         } else if (strcmp(l, "@endquote") == 0) {
             in_quote = 0;
-            claims_only = 0;
+            line_other = 1;
             code_span(out, quote);
         } else if (in_code && strcmp(l, "@index begindefs") == 0) {
             in_defs = 1;

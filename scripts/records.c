@@ -830,9 +830,9 @@ int rec_format_value(char *buf, size_t len, double v, int decimals, int exp, con
 	}
 	/* Whole numbers of five digits or more read better in prose grouped: 1,048,576. */
 	if (!exp && decimals == 0) {
-		char grouped[96];
+		char grouped[sizeof num];
 		size_t digits = strlen(num) - (num[0] == '-'), o = 0, i = 0;
-		if (digits >= 5) {
+		if (digits >= 5 && digits + digits / 3 + 2 < sizeof grouped) {
 			if (num[0] == '-')
 				grouped[o++] = num[i++];
 			for (; num[i]; i++) {
@@ -928,7 +928,7 @@ int rec_provenance_text(const struct record *r, char *buf, size_t len)
 	return snprintf(buf, len, "%s", esc) < (int)len ? 0 : -1;
 }
 
-static size_t longest_backticks(const char *s, size_t cur)
+size_t rec_longest_backticks(const char *s, size_t cur)
 {
 	size_t run = 0;
 
@@ -952,17 +952,17 @@ int rec_console_markdown(const struct record *r, FILE *out)
 		return -1;
 	if (session)
 		for (i = 0; i < r->n_script; i++)
-			longest = longest_backticks(r->script[i], longest);
+			longest = rec_longest_backticks(r->script[i], longest);
 	else {
 		if (comp)
-			longest = longest_backticks(comp, longest);
+			longest = rec_longest_backticks(comp, longest);
 		if (cmd)
-			longest = longest_backticks(cmd, longest);
+			longest = rec_longest_backticks(cmd, longest);
 	}
 	for (i = 0; i < run->n_out; i++)
-		longest = longest_backticks(run->out[i], longest);
+		longest = rec_longest_backticks(run->out[i], longest);
 	for (i = 0; i < run->n_err; i++)
-		longest = longest_backticks(run->err[i], longest);
+		longest = rec_longest_backticks(run->err[i], longest);
 	/* A fence longer than any backtick run in the content cannot be closed by the content. */
 	f = longest < 3 ? 3 : longest + 1;
 	if (rec_provenance_text(r, prov, sizeof prov))
@@ -1359,7 +1359,7 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 	int runs_line = 0, rep_line = 0;
 	/* callers tell a missing record (ENOENT) from a broken one */
 	int read_errno = 0;
-	long v;
+	long v = 0;
 
 	*out = NULL;
 	if (!r || !(r->path = rec_strdup(path))) {
@@ -1577,14 +1577,12 @@ int rec_load(const char *path, struct record **out, char *err, size_t errlen)
 		perr(&p, e, "end of file");
 		goto fail;
 	}
-	parse_int(rec_get(r, "runs"), &v);
-	if ((size_t)v != r->n_runs) {
+	if (parse_int(rec_get(r, "runs"), &v) != 0 || (size_t)v != r->n_runs) {
 		rec_seterr(err, errlen, "%s:%d: expected 'runs %zu' (the file has %zu runs), found 'runs %ld'", path,
 		       runs_line, r->n_runs, r->n_runs, v);
 		goto fail;
 	}
-	parse_int(rec_get(r, "representative"), &v);
-	if (v < 1 || (size_t)v > r->n_runs) {
+	if (parse_int(rec_get(r, "representative"), &v) != 0 || v < 1 || (size_t)v > r->n_runs) {
 		rec_seterr(err, errlen, "%s:%d: expected a representative run between 1 and %zu, found 'representative %ld'",
 		       path, rep_line, r->n_runs, v);
 		goto fail;

@@ -153,6 +153,10 @@ void rec_free_strings(char **v, size_t n);
 int rec_fresh_sources(const struct record *r, const char *source_path,
                       char *const *use_paths, size_t n_use_paths, char *reason, size_t len);
 
+/* The longer of cur and the longest run of backticks in s: a code fence or span one longer
+ * than that cannot be closed by s, which is how Markdown keeps any text verbatim. */
+size_t rec_longest_backticks(const char *s, size_t cur);
+
 /* Helpers shared with values.c: a malloc'ed copy (NULL when out of memory), and printf into an
  * error buffer (err may be NULL). */
 char *rec_strdup(const char *s);

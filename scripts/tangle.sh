@@ -61,7 +61,11 @@ for f in "$scratch"/files/*; do
             echo "$target/$name: out of date with the book (run make tangle and commit it)" >&2
             status=1
         else
-            cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name"
+            if ! { cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name"; }; then
+                rm -f "$target/.$name.tmp"
+                echo "$target/$name: cannot write the tangled file" >&2
+                exit 1
+            fi
             echo "tangled $target/$name"
         fi
     fi
