@@ -5,8 +5,6 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
-# Built by pattern rules, but kept: a tool is no intermediate file.
-.SECONDARY: $(TOOLS)
 .SUFFIXES:
 
 CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
@@ -30,6 +28,8 @@ PANDOC ?= pandoc
 T := build/tools
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
 TOOLS := $(WEAVE_TOOLS) $(T)/nwcheck $(T)/record
+# Built by pattern rules, but kept: a tool is no intermediate file.
+.SECONDARY: $(TOOLS)
 FIGURES := $(basename $(notdir $(wildcard figures/*.gp)))
 PANDOC_COMMON := --from=markdown --wrap=none --syntax-definition=book/cuda.xml --highlight-style=tango \
                  --metadata-file=book/book.yaml
@@ -38,7 +38,7 @@ OR_DROP_TMP = || { rm -f $@.tmp; exit 1; }
 PDF_FONTS := -V mainfont="DejaVu Serif" -V sansfont="DejaVu Sans" -V monofont="DejaVu Sans Mono" \
              -V monofontoptions=Scale=0.85
 
-.PHONY: all tangle weave build programs run check claims browsercheck pdfcheck bench deps clean FORCE
+.PHONY: all tangle weave build programs run check claims browsercheck pdfcheck bench deps clean
 
 # The main job: tangle, then weave the HTML site and the PDF (in that order, also under -j:
 # weaving reads tangled/ to tell a fresh measurement from a stale one).
@@ -94,10 +94,12 @@ clean:
 
 # --- settings that outputs depend on ----------------------------------------------------------
 # build/setting-NAME holds the value of make variable NAME and changes only when it does, so
-# that GPU=t4 re-weaves the book and ARCH=sm_80 recompiles the programs.
-build/setting-%: FORCE | $(T)
-	@echo '$($*)' | cmp -s - $@ || echo '$($*)' > $@
-FORCE:
+# that GPU=t4 re-weaves the book and ARCH=sm_80 recompiles the programs. It is written while
+# the Makefile is read, so that make -q and make -n still tell the truth.
+remember = $(shell mkdir -p build && { printf '%s\n' '$($(1))' | cmp -s - build/setting-$(1) || \
+             printf '%s\n' '$($(1))' > build/setting-$(1); })
+$(call remember,GPU)
+$(call remember,NVCCFLAGS)
 
 # --- tools ------------------------------------------------------------------------------------
 $(T)/%: scripts/%.c | $(T)
@@ -105,7 +107,7 @@ $(T)/%: scripts/%.c | $(T)
 $(T)/nw2md $(T)/record: $(T)/%: scripts/%.c scripts/records.c scripts/values.c scripts/sha256.c \
                         scripts/records.h scripts/values.h scripts/sha256.h | $(T)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) -lm
-$(T) build/bin build/md build/meta build/html build/pdf build/figures:
+$(T) build/bin build/md build/html build/pdf build/figures:
 	mkdir -p $@
 
 # --- figures: figures/NAME.gp drawn from the set, as SVG beside the pages and PDF for xelatex ---
@@ -130,20 +132,23 @@ build/bin/%: tangled/%.cu build/setting-NVCCFLAGS | build/bin
 	  echo "$<: the same errors, at their lines in the book:" >&2; \
 	  $(NVCC) $(NVCCFLAGS) -o /dev/null build/lines/$*.cu; exit 1; }
 
-# --- weaving ----------------------------------------------------------------------------------
-# Navigation metadata changes only when a chapter title does (navmeta.sh replaces by content).
-build/meta.stamp: $(CHAPTERS) scripts/navmeta.sh | build/meta
-	scripts/navmeta.sh build/meta $(CHAPTERS)
-	touch $@
-$(SLUGS:%=build/meta/%.yaml) build/meta/index.yaml: build/meta.stamp ;
+# --- weaving (static pattern rules: their files are never intermediate, so a page or the PDF
+# is rebuilt whenever the Markdown under it is) ----------------------------------------------------------------------------------
+# Navigation metadata (contents, previous, next) is brought up to date while the Makefile is
+# read; navmeta.sh replaces a file only when its contents change, that is when a title does,
+# so editing one chapter's prose re-weaves no other page, and make -q stays truthful.
+NAVMETA_ERRORS := $(shell scripts/navmeta.sh build/meta $(CHAPTERS) 2>&1 || echo "(scripts/navmeta.sh failed)")
+ifneq ($(NAVMETA_ERRORS),)
+$(error $(NAVMETA_ERRORS))
+endif
 
-build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) build/setting-GPU | build/md
+$(SLUGS:%=build/md/%.md): build/md/%.md: book/%.nw $(WEAVE_TOOLS) $(RECORDS) $(TANGLED) build/setting-GPU | build/md
 	$(T)/nwmarkup $< | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx \
 	  | $(T)/nw2md -s $(SET) -t tangled > $@.tmp $(OR_DROP_TMP)
 	mv $@.tmp $@
 
 HTML_DEPS := book/template.html book/book.yaml book/cuda.xml
-build/html/%.html: build/md/%.md build/meta/%.yaml $(HTML_DEPS) | build/html
+$(SLUGS:%=build/html/%.html): build/html/%.html: build/md/%.md build/meta/%.yaml $(HTML_DEPS) | build/html
 	$(PANDOC) $(PANDOC_COMMON) --to=html5 --standalone --template=book/template.html \
 	  --toc --toc-depth=2 --metadata-file=build/meta/$*.yaml --default-image-extension=svg \
 	  -o $@.tmp $< $(OR_DROP_TMP)

@@ -157,7 +157,7 @@ case $units in
 esac
 [ $check -eq 0 ] || exit 0
 
-# Provenance holds only [A-Za-z0-9 ._()/:+-] (the record tool enforces it), and record names only
+# Provenance holds only [A-Za-z0-9 .()/:+-] (the record tool enforces it), and record names only
 # [A-Za-z0-9_] (the declarations' syntax): both are safe inside gnuplot's '...'.
 if [ -s "$tmp/missing" ]; then
     names=$(sort -u "$tmp/missing" | tr '\n' ' ' | sed 's/ $//')

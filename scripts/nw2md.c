@@ -66,16 +66,7 @@ static int first_of_name(const char *name)
 }
 
 /* An inline code span holding s exactly. */
-static void code_span(FILE *out, const char *s)
-{
-    int n = (int)rec_longest_backticks(s, 0) + 1;
-    int pad = s[0] == '`' || (*s && s[strlen(s) - 1] == '`');
-    for (int i = 0; i < n; i++)
-        fputc('`', out);
-    fprintf(out, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
-    for (int i = 0; i < n; i++)
-        fputc('`', out);
-}
+static void code_span(FILE *out, const char *s) { rec_code_span(out, s); }
 
 static void chunk_name(FILE *out, const char *name, const char *suffix)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Per run and stream: a runaway program must not make a record of gigabytes. */
 #define MAX_LINES 10000
@@ -294,6 +295,34 @@ static int add_runs(struct record *r, const char *dir)
 	}
 }
 
+/* Whether text, written as a record beside path, loads again (0; -1 for a system error, -2 when
+ * it does not load; err says why): the reader checks more than the
+ * writer knows (a number too long to keep, a value that does not survive formatting), and a
+ * record that make check would reject must not replace a good one. */
+static int reads_back(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	char tmp[4096];
+	struct record *back = NULL;
+	const char *slash = strrchr(path, '/');
+	int fd, bad;
+
+	snprintf(tmp, sizeof tmp, "%.*s.check.XXXXXX", slash ? (int)(slash - path + 1) : 0, path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rec_seterr(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+		return -1;
+	}
+	bad = write(fd, text, len) != (ssize_t)len;
+	close(fd);
+	if (bad)
+		rec_seterr(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+	else if (rec_load(tmp, &back, err, errlen) != 0)
+		bad = 2;
+	rec_free(back);
+	unlink(tmp);
+	return -bad;
+}
+
 static int cmd_write(int argc, char **argv)
 {
 	struct opts o;
@@ -371,6 +400,14 @@ static int cmd_write(int argc, char **argv)
 	text = rec_format(r, &len, err, sizeof err);
 	if (!text) {
 		die("%s: %s", o.out, err);
+		goto out;
+	}
+	switch (reads_back(o.out, text, len, err, sizeof err)) {
+	case -1:
+		die("%s", err);
+		goto out;
+	case -2:
+		die("%s: the record would not read back, so it was not written: %s", o.out, err);
 		goto out;
 	}
 	if ((env = getenv("RECORD_FAIL_AFTER_BYTES")) && *env)
@@ -672,7 +709,7 @@ static int cmd_page(int argc, char **argv)
 	struct dirent **de = NULL;
 	struct val_ctx *c;
 	const char *set, *base;
-	char esc[1024], err[2048];
+	char err[2048];
 	int n, i, rc = 0;
 
 	if (argc != 2)
@@ -680,12 +717,12 @@ static int cmd_page(int argc, char **argv)
 	set = argv[0];
 	base = strrchr(set, '/');
 	base = base && base[1] ? base + 1 : set;
-	rec_md_escape(base, esc, sizeof esc);
 	printf("# Measurements\n\n");
 	n = scandir(set, &de, rec_file, alphasort);
 	if (n <= 0) {
-		printf("The measurement set %s has no records yet: `make run` on a machine with the GPU makes "
-		       "them.\n", esc);
+		printf("The measurement set ");
+		rec_code_span(stdout, base);
+		printf(" has no records yet: `make run` on a machine with the GPU makes them.\n");
 		free(de);
 		return 0;
 	}
@@ -693,17 +730,16 @@ static int cmd_page(int argc, char **argv)
 	if (!c)
 		return die("out of memory");
 	{
-		char gpu[256], drv[256], cuda[256], runs[64], date[64], e1[512], e2[512], e3[512], e4[512];
-		printf("The measurement set %s holds %d record%s", esc, n, n == 1 ? "" : "s");
+		char gpu[256], drv[256], cuda[256], runs[64], date[64];
+		printf("The measurement set ");
+		rec_code_span(stdout, base);
+		printf(" holds %d record%s", n, n == 1 ? "" : "s");
 		if (val_prov(c, "gpu", gpu, sizeof gpu, err, sizeof err) == 0 &&
 		    val_prov(c, "driver", drv, sizeof drv, err, sizeof err) == 0 &&
 		    val_prov(c, "cuda", cuda, sizeof cuda, err, sizeof err) == 0 &&
 		    val_prov(c, "date", date, sizeof date, err, sizeof err) == 0) {
-			rec_md_escape(gpu, e1, sizeof e1);
-			rec_md_escape(drv, e2, sizeof e2);
-			rec_md_escape(cuda, e3, sizeof e3);
-			rec_md_escape(date, e4, sizeof e4);
-			printf(", made on an %s with driver %s and CUDA %s (the latest on %s)", e1, e2, e3, e4);
+			/* provenance characters start no Markdown markup (rec_prov_char_ok) */
+			printf(", made on an %s with driver %s and CUDA %s (the latest on %s)", gpu, drv, cuda, date);
 		}
 		if (val_prov(c, "runs", runs, sizeof runs, err, sizeof err) == 0)
 			printf(", %s runs each", runs);
@@ -711,27 +747,25 @@ static int cmd_page(int argc, char **argv)
 		       "maximums over all runs, as the chapters quote them.\n");
 	}
 	for (i = 0; i < n; i++) {
-		char name[512], why[2048], nm[1100];
+		char name[512], why[2048];
 		const struct record *r;
 		size_t k, longest = 0, f;
 		int fr;
 
 		snprintf(name, sizeof name, "%.*s", (int)strlen(de[i]->d_name) - 4, de[i]->d_name);
-		rec_md_escape(name, nm, sizeof nm);
 		r = val_record(c, name, err, sizeof err);
 		if (!r) {
 			rc = die("%s", err);
 			continue;
 		}
-		printf("\n## %s {#record-%s}\n\n", nm, name);
+		printf("\n## ");
+		rec_code_span(stdout, name);
+		printf(" {#record-%s}\n\n", name);
 		fr = val_fresh(c, name, why, sizeof why);
 		if (fr == 0) {
-			char *w = malloc(strlen(why) * 2 + 1);
-			if (w) {
-				rec_md_escape(why, w, strlen(why) * 2 + 1);
-				printf("*Stale:* %s. `make run ONLY=%s` measures it again.\n\n", w, name);
-				free(w);
-			}
+			printf("*Stale:* ");
+			rec_code_span(stdout, why);
+			printf(". `make run ONLY=%s` measures it again.\n\n", name);
 		}
 		fflush(stdout);
 		if (rec_console_markdown(r, stdout)) {

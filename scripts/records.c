@@ -59,7 +59,7 @@ static int is_name_char(int c) { return is_alnum(c) || c == '_' || c == '.' || c
 
 int rec_prov_char_ok(int c)
 {
-	return is_alnum(c) || (c != '\0' && strchr(" ._()/:+-", c) != NULL);
+	return is_alnum(c) || (c != '\0' && strchr(" .()/:+-", c) != NULL);
 }
 
 int rec_is_prov_key(const char *key)
@@ -306,7 +306,7 @@ static const char *check_hdr(const char *key, const char *value)
 			return "a value";
 		for (i = 0; value[i]; i++)
 			if (!rec_prov_char_ok((unsigned char)value[i]))
-				return "only letters, digits, blanks and ._()/:+- (provenance is printed in the book)";
+				return "only letters, digits, blanks and .()/:+- (provenance is printed in the book)";
 		return NULL;
 	}
 	if (strcmp(key, "runs") == 0 || strcmp(key, "representative") == 0) {
@@ -866,24 +866,17 @@ int rec_format_ratio(char *buf, size_t len, double ratio)
 	return snprintf(buf, len, "%.0f times", ratio);
 }
 
-int rec_md_escape(const char *s, char *buf, size_t len)
+void rec_code_span(FILE *out, const char *s)
 {
-	size_t o = 0;
+	size_t n = rec_longest_backticks(s, 0) + 1, i;
+	/* A span that starts or ends with a backtick needs a blank inside its fence. */
+	int pad = s[0] == '`' || (*s && s[strlen(s) - 1] == '`');
 
-	for (; *s; s++) {
-		int c = (unsigned char)*s;
-		if (c < 0x80 && c > 0x20 && !is_alnum(c)) {
-			if (o + 1 >= len)
-				break;
-			buf[o++] = '\\';
-		}
-		if (o + 1 >= len)
-			break;
-		buf[o++] = *s;
-	}
-	if (len)
-		buf[o < len ? o : len - 1] = '\0';
-	return *s ? -1 : (int)o;
+	for (i = 0; i < n; i++)
+		fputc('`', out);
+	fprintf(out, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
+	for (i = 0; i < n; i++)
+		fputc('`', out);
 }
 
 int rec_provenance_text(const struct record *r, char *buf, size_t len)
@@ -891,7 +884,7 @@ int rec_provenance_text(const struct record *r, char *buf, size_t len)
 	const char *gpu = rec_get(r, "gpu"), *drv = rec_get(r, "driver");
 	const char *cuda = rec_get(r, "cuda_runtime"), *cc = rec_get(r, "compute_capability");
 	const char *date = rec_get(r, "date");
-	char raw[512], day[32] = "", sm[32] = "", esc[1100];
+	char raw[512], day[32] = "", sm[32] = "";
 	size_t n = 0;
 
 	if (date) {
@@ -908,7 +901,8 @@ int rec_provenance_text(const struct record *r, char *buf, size_t len)
 		else if (all_digits(cc))
 			snprintf(sm, sizeof sm, "sm_%s", cc);
 	}
-	/* Build from plain text first, then escape: the middle dots are the only non-ASCII. */
+	/* Every field keeps to rec_prov_char_ok's characters, none of which starts Markdown
+	 * markup inside a line, so the text goes into the Markdown as it is. */
 	raw[0] = '\0';
 #define PART(...) do { if (n < sizeof raw) n += (size_t)snprintf(raw + n, sizeof raw - n, __VA_ARGS__); } while (0)
 	PART("%s", gpu ? gpu : "unknown GPU");
@@ -923,9 +917,7 @@ int rec_provenance_text(const struct record *r, char *buf, size_t len)
 	else
 		PART(" \xC2\xB7 representative of %zu runs", r->n_runs);
 #undef PART
-	if (rec_md_escape(raw, esc, sizeof esc) < 0)
-		return -1;
-	return snprintf(buf, len, "%s", esc) < (int)len ? 0 : -1;
+	return snprintf(buf, len, "%s", raw) < (int)len ? 0 : -1;
 }
 
 size_t rec_longest_backticks(const char *s, size_t cur)

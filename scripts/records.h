@@ -69,7 +69,7 @@ enum {
 
 /* Reading. rec_load returns 0, or -1 with err set to "PATH:LINE: expected X, found Y" (or the
  * system error). The loader recomputes the values from the runs and rejects a record whose
- * value lines disagree with them, or whose provenance holds characters outside [A-Za-z0-9 ._()/:+-]. */
+ * value lines disagree with them, or whose provenance holds characters outside [A-Za-z0-9 .()/:+-]. */
 int rec_load(const char *path, struct record **out, char *err, size_t errlen);
 void rec_free(struct record *r);
 
@@ -105,14 +105,15 @@ int rec_format_ratio(char *buf, size_t len, double ratio);
 /* A console block (Pandoc Markdown) for the representative run: a fenced code block of class
  * console with the commands and the output, then a provenance paragraph. Returns 0 or -1. */
 int rec_console_markdown(const struct record *r, FILE *out);
-/* The provenance line's text, Markdown-escaped, without the [ ]{.provenance} around it. */
+/* The provenance line's text, without the [ ]{.provenance} around it. Its characters (see
+ * rec_prov_char_ok) start no Markdown markup, so it needs no escaping. */
 int rec_provenance_text(const struct record *r, char *buf, size_t len);
-/* Copies s into buf backslash-escaping ASCII punctuation, so Markdown reads it as plain text. */
-int rec_md_escape(const char *s, char *buf, size_t len);
+/* Writes s as a Markdown code span, verbatim whatever it holds (its fence outgrows its backticks). */
+void rec_code_span(FILE *out, const char *s);
 
 /* Building a record in memory (for the writer). Strings are copied; output lines and header
  * values are cleaned so the file stays one item per line: provenance fields keep only
- * [A-Za-z0-9 ._()/:+-] (empty becomes "unknown"); other text has control characters (except tab)
+ * [A-Za-z0-9 .()/:+-] (empty becomes "unknown"); other text has control characters (except tab)
  * and bytes that are not UTF-8 replaced by '?'. */
 struct record *rec_new(void);
 int rec_set(struct record *r, const char *key, const char *value);

@@ -111,7 +111,7 @@ fi
 SET=$MEASUREMENTS/$GPU
 mkdir -p "$SET" || die "$SET: cannot create"
 # A set holds one GPU's numbers: GPU=h200 on another GPU must not overwrite them (as stale).
-here=$(sed -n 's/^gpu //p' "$PROV" | tail -n 1 | tr -cd 'A-Za-z0-9 ._()/:+-')
+here=$(sed -n 's/^gpu //p' "$PROV" | tail -n 1 | tr -cd 'A-Za-z0-9 .()/:+-')
 for f in "$SET"/*.rec; do
 	[ -f "$f" ] || continue
 	there=$(sed -n 's/^gpu //p' "$f" | head -n 1)

@@ -644,7 +644,7 @@ int val_claim(struct val_ctx *c, const char *expr, char *msg, size_t msglen)
 int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_t errlen)
 {
 	struct val_directive d;
-	char buf[600], esc[1300], e[1024];
+	char buf[600], e[1024];
 	double a, b;
 	const struct record *r;
 
@@ -658,8 +658,7 @@ int val_expand(struct val_ctx *c, const char *text, char **out, char *err, size_
 	case VAL_PROV:
 		if (val_prov(c, d.name, buf, sizeof buf, err, errlen))
 			return -1;
-		rec_md_escape(buf, esc, sizeof esc);
-		*out = rec_strdup(esc);
+		*out = rec_strdup(buf);  /* provenance characters start no markup (rec_prov_char_ok) */
 		break;
 	case VAL_OUTPUT: {
 		char *m = NULL;
