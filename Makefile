@@ -98,8 +98,10 @@ clean:
 # the Makefile is read, so that make -q and make -n still tell the truth.
 remember = $(shell mkdir -p build && { printf '%s\n' '$($(1))' | cmp -s - build/setting-$(1) || \
              printf '%s\n' '$($(1))' > build/setting-$(1); })
+BOOKDATE := $(shell scripts/bookdate.sh)
 $(call remember,GPU)
 $(call remember,NVCCFLAGS)
+$(call remember,BOOKDATE)
 
 # --- tools ------------------------------------------------------------------------------------
 $(T)/%: scripts/%.c | $(T)
@@ -176,10 +178,10 @@ build/html/book.pdf: build/book.pdf | build/html
 
 # One PDF of all chapters: pandoc writes the LaTeX, xelatex runs until the contents settle
 # (twice, or three times), and its log stays in build/pdf/ for the checks.
-build/pdf/book.tex: $(SLUGS:%=build/md/%.md) book/book.yaml book/cuda.xml book/preamble.tex $(FIGURES:%=build/pdf/%.pdf) | build/pdf
+build/pdf/book.tex: $(SLUGS:%=build/md/%.md) book/book.yaml book/cuda.xml book/preamble.tex build/setting-BOOKDATE $(FIGURES:%=build/pdf/%.pdf) | build/pdf
 	$(PANDOC) $(PANDOC_COMMON) --to=latex --standalone --top-level-division=chapter \
 	  --toc -V documentclass=report -V geometry:margin=2.2cm $(PDF_FONTS) -V colorlinks \
-	  -M date="$$(scripts/bookdate.sh)" --include-in-header=book/preamble.tex \
+	  -M date="$(BOOKDATE)" --include-in-header=book/preamble.tex \
 	  --resource-path=build/pdf --default-image-extension=pdf \
 	  -o $@.tmp $(filter %.md,$^) $(OR_DROP_TMP)
 	mv $@.tmp $@

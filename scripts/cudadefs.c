@@ -78,8 +78,8 @@ static void definitions(const char *s)
     }
     if (words == 0)
         return;
-    if (words >= 2 && (strncmp(word[0], "struct", len[0]) == 0 || strncmp(word[0], "class", len[0]) == 0 ||
-                       strncmp(word[0], "enum", len[0]) == 0) && (len[0] == 6 || len[0] == 5 || len[0] == 4)) {
+    static const char *types[] = {"struct", "class", "enum", NULL};
+    if (words >= 2 && listed(word[0], len[0], types)) {
         defn(word[1], len[1]);
         return;
     }
@@ -174,5 +174,9 @@ int main(void)
     }
     free(line);
     free(text);
+    if (ferror(stdin)) {
+        fprintf(stderr, "cudadefs: cannot read the pipeline\n");
+        return 1;
+    }
     return ferror(stdout) ? 1 : 0;
 }

@@ -128,6 +128,10 @@ static void read_all(void)
         lines[nlines++] = xstrdup(line);
     }
     free(line);
+    if (ferror(stdin)) {
+        fprintf(stderr, "nw2md: cannot read the pipeline\n");
+        exit(1);
+    }
 }
 
 /* First pass: the chunks, their labels and their cross-references. */

@@ -88,6 +88,9 @@ static void read_pipeline(FILE *in)
             lineno = 1;
         } else if (strcmp(line, "@nl") == 0 || strcmp(line, "@index nl") == 0) {
             lineno++;
+        } else if (file < 0 && line[0] == '@') {
+            fprintf(stderr, "nwcheck: expected the pipeline to start with '@file NAME', found '%s'\n", line);
+            exit(2);
         } else if (strncmp(line, "@defn ", 6) == 0) {
             current = find_chunk(file, line + 6);
             if (current < 0) {
@@ -101,6 +104,10 @@ static void read_pipeline(FILE *in)
         } else if (strncmp(line, "@end code", 9) == 0) {
             current = -1;
         }
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "nwcheck: cannot read the pipeline\n");
+        exit(2);
     }
     free(line);
 }

@@ -197,6 +197,10 @@ static int markup(const char *path)
     printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
     chunk++;
     free(line);
+    if (ferror(f)) {
+        fprintf(stderr, "nwmarkup: %s: cannot read the chapter: %s\n", path, strerror(errno));
+        errors++;
+    }
     if (f != stdin)
         fclose(f);
     return 0;
