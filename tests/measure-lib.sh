@@ -1,24 +1,15 @@
 # tests/measure-lib.sh -- set-up shared by the measurement tests (sourced): scratch, tools, checks.
-# Each test gets a fresh build/tests/<name>/ and its own build of the record tool, so it always
-# tests the sources in scripts/, whatever build/tools holds.
+# It builds on tests/lib.sh: a fresh build/tests/<name>/ for each test, and fail.
 
-T=${0##*/}
-T=${T%.test}
-S=build/tests/$T
-rm -rf "$S"
-mkdir -p "$S" || exit 1
+. tests/lib.sh
+# The measurement tests name paths relative to the repository root, as the tools print them.
+S=build/tests/$NAME
 F=tests/fixtures/run
-CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -pedantic"
 
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
+# The record tool of scripts/, as the Makefile builds it (make rebuilds it when a source changed).
 build_record() {
-	${CC:-cc} $CFLAGS -o "$S/record" scripts/record.c scripts/records.c scripts/values.c scripts/sha256.c -lm ||
-		fail "cannot build scripts/record.c"
-	REC=$S/record
+	make -s build/tools/record >/dev/null || fail "cannot build scripts/record.c"
+	REC=$ROOT/build/tools/record
 }
 
 # expect_same WHAT EXPECTED-FILE ACTUAL-FILE
