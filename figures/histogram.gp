@@ -1,13 +1,15 @@
 # histogram.gp -- the time of the chapter's two histograms of 16M bytes, spread over 256 bins and
 # all in one bin: with global atomics (hist) and with shared-memory atomics (hist_shared).
 # A point is the median over the runs; its bar spans the fastest to the slowest run.
-# values: hist:1.2 "spread over 256 bins" hist:2.1 "all in one bin"
-# values: hist_shared:1.2 "spread over 256 bins" hist_shared:2.1 "all in one bin"
+# value 1 "spread over 256 bins" hist: spread over 256 bins
+# value 1 "all in one bin" hist: all in one bin
+# value 2 "spread over 256 bins" hist_shared: spread over 256 bins
+# value 2 "all in one bin" hist_shared: all in one bin
 #
-# Drawn by scripts/figure.sh, which sets the terminal, the output and DATA (one row per value:
-# group, position, "label", median, min, max, "NAME:L.N", and the median, min and max as printed,
-# as text), UNIT, GPU, RUNS, NGROUPS, NVALUES and FONTSIZE.
-# Each declaration line above is one group, headed by the titles below, in the same order.
+# Drawn by scripts/book/figure.sh, which sets the terminal, the output and DATA (one row per value:
+# group, position in the group, "caption", median, min, max, "REF", and the median, min and max as
+# printed, as text), UNIT, GPU, RUNS, NGROUPS, NVALUES, FONTSIZE and STALE.
+# Each group of values above, headed by the titles below, in the same order.
 array GROUP[2] = ["global atomics (hist)", "shared-memory atomics (hist_shared)"]
 if (NGROUPS != 2) { print "histogram.gp: expected 2 groups of values, found ", NGROUPS; exit error "wrong number of groups" }
 GAP = 1.3
@@ -32,6 +34,8 @@ set bmargin 5
 do for [g = 1:2] {
     set label 10 + g GROUP[g] at graph 0, first row(g, 0) + 0.1 offset -20, 0 left font sprintf(",%d", FONTSIZE + 1) textcolor rgb "#1d1d1f"
 }
+# A figure drawn from stale records says so on its face (the book's one stale policy).
+if (STALE ne "") set label 2 sprintf("STALE: %s", STALE) at screen 0.5, screen 0.95 center textcolor rgb "#c0392b"
 set label 1 sprintf("median of %s runs on the %s; bars from the fastest run to the slowest", RUNS, GPU) \
     at screen 0.5, screen 0.03 center textcolor rgb "#5f6368"
 COLOR(p) = p == 1 ? 0x0b5cad : 0xc0392b

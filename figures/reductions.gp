@@ -1,10 +1,12 @@
 # reductions.gp -- the time of the chapter's three sums of 16M digits: one atomic per element,
 # per block, per warp. A point is the median over the runs; its bar spans the fastest to the slowest run.
-# values: reduce_atomic:1.1 "one atomic per element" reduce_block:1.1 "one atomic per block" reduce_warp:1.1 "one atomic per warp"
+# value 1 "one atomic per element" reduce_atomic: one atomic per element
+# value 1 "one atomic per block" reduce_block: one atomic per block
+# value 1 "one atomic per warp" reduce_warp: one atomic per warp
 #
-# Drawn by scripts/figure.sh, which sets the terminal, the output and DATA (one row per value:
-# group, position, "label", median, min, max, "NAME:L.N", and the median, min and max as printed,
-# as text), UNIT, GPU, RUNS, NGROUPS, NVALUES and FONTSIZE.
+# Drawn by scripts/book/figure.sh, which sets the terminal, the output and DATA (one row per value:
+# group, position in the group, "caption", median, min, max, "REF", and the median, min and max as
+# printed, as text), UNIT, GPU, RUNS, NGROUPS, NVALUES, FONTSIZE and STALE.
 # The times differ by more than ten times, so the time axis is logarithmic.
 stats DATA using 5 name "LO" nooutput
 stats DATA using 6 name "HI" nooutput
@@ -24,6 +26,8 @@ unset key
 set lmargin 22
 set rmargin 25
 set bmargin 5
+# A figure drawn from stale records says so on its face (the book's one stale policy).
+if (STALE ne "") set label 2 sprintf("STALE: %s", STALE) at screen 0.5, screen 0.95 center textcolor rgb "#c0392b"
 set label 1 sprintf("median of %s runs on the %s; bars from the fastest run to the slowest", RUNS, GPU) \
     at screen 0.5, screen 0.03 center textcolor rgb "#5f6368"
 # The median as printed, then the range of the runs (or that every run printed the same).

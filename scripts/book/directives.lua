@@ -1,0 +1,585 @@
+-- directives.lua -- the pandoc filter that puts the measurements into the book (notes/design.md,
+-- "Directives"): each {{...}} in the prose's text, never in code, becomes document nodes built from
+-- the values table (-M values=...), so nothing is escaped by hand. It also numbers the exercises,
+-- sets chunk-use lines and links between chapters for the PDF, and dates the book by its latest
+-- measurement. Messages say FILE:LINE; after any error pandoc exits 1.
+
+local List = pandoc.List
+local is_html, is_latex = FORMAT:match('html') ~= nil, FORMAT:match('latex') ~= nil
+
+-- ---- Messages -------------------------------------------------------------------------------
+local check, nerrors = false, 0 -- check mode (-M check=true) makes every warning an error
+local source                    -- the chapter: -M source, the latest .source marker, or the input
+local lines_of, seen = {}, {}   -- file -> its lines (canonical); directive -> how many so far
+
+-- Smart punctuation back to what the author typed, so that the text and the chapter compare equal.
+local ASCII = { ['\u{2018}'] = "'", ['\u{2019}'] = "'", ['\u{201C}'] = '"', ['\u{201D}'] = '"',
+                ['\u{2014}'] = '---', ['\u{2013}'] = '--', ['\u{2026}'] = '...', ['\u{A0}'] = ' ' }
+local function canon(s)
+  s = s:gsub('\\(%p)', '%1'):gsub(utf8.charpattern, ASCII)
+  return (s:gsub('%s+', ' '):gsub('^ ', ''):gsub(' $', ''))
+end
+
+-- FILE:LINE of the k-th directive with this text: the line of its k-th occurrence in the chapter
+-- (for one that does not close, at the end of a line).
+local function locate(text, unclosed)
+  local key = canon(text)
+  local id = source .. '\0' .. (unclosed and '\0' or '') .. key
+  seen[id] = (seen[id] or 0) + 1
+  if not lines_of[source] then
+    local ok, lines = pcall(io.lines, source)   -- unreadable: its messages say FILE alone
+    lines_of[source] = {}
+    for l in ok and lines or function() end do table.insert(lines_of[source], canon(l)) end
+  end
+  local k, pat, at = seen[id], key:gsub('%p', '%%%0') .. (unclosed and '$' or ''), source
+  for i, l in ipairs(lines_of[source]) do
+    k = k - select(2, l:gsub(pat, ''))
+    if k <= 0 then at = source .. ':' .. i; break end
+  end
+  return { at = at, key = not unclosed and key, unfresh = List() }
+end
+
+local function message(loc, severity, msg)
+  if severity == 'warning' and check then severity = 'error' end
+  if severity == 'error' then nerrors = nerrors + 1 end
+  io.stderr:write(loc.at .. ': ' .. severity .. ': ' .. (loc.key and loc.key .. ': ' or '') .. msg .. '\n')
+end
+
+-- An error in one directive: raised here, reported at the directive by directive().
+local function fail(msg) error({ msg = msg }, 0) end
+-- The end of the run, at once (pandoc would turn a raised error into text).
+local function fatal(msg) io.stderr:write('directives.lua: ' .. msg .. '\n'); os.exit(1) end
+
+-- ---- The values table (design.md), read when a directive first needs it ----------------------
+local T, values_path    -- T = { set = {KEY = VALUE}, rec = {NAME = record}, names = {NAME, ...} }
+local ESCAPES = { ['\\'] = '\\', t = '\t', n = '\n' }
+
+local function tbl()
+  if T then return T end
+  if not values_path then fatal('error: no values table: pandoc needs -M values=build/values/SET.tsv') end
+  local f, why = io.open(values_path)
+  if not f then fatal('error: cannot read the values table: ' .. why) end
+  T = { set = {}, rec = {}, names = {} }
+  for l in f:lines() do
+    local row = {}
+    for field in (l .. '\t'):gmatch('([^\t]*)\t') do row[#row + 1] = field:gsub('\\(.)', ESCAPES) end
+    local kind, r = row[1], T.rec[row[2]]
+    if kind == 'set' then
+      T.set[row[2]] = row[3]
+    elseif kind == 'record' then
+      T.rec[row[2]] = { name = row[2], status = row[3], why = row[4], runs = row[5], kind = row[6],
+                        prov = {}, values = {}, lines = {} }
+      table.insert(T.names, row[2])
+    elseif kind == 'prov' then
+      r.prov[row[3]] = row[4]
+    elseif kind == 'line' then
+      table.insert(r.lines, { kind = row[3], text = row[4] })
+    elseif kind == 'value' then
+      table.insert(r.values, { pos = row[3], label = row[4], occ = tonumber(row[5]), med = row[7],
+                               min = row[8], max = row[9], unit = row[11] })
+    end
+  end
+  f:close()
+  return T
+end
+
+local function remeasure(r) return 'make run ONLY=' .. r.name .. ' measures it' end
+
+-- Record NAME; the directive keeps those it reads that are not fresh, to mark and warn of them.
+local function record(name, loc)
+  local r = tbl().rec[name] or fail('no program or session ' .. name .. ' in the values table (it has '
+                                    .. table.concat(T.names, ', ') .. ')')
+  if r.status ~= 'fresh' and not loc.unfresh:includes(r) then loc.unfresh:insert(r) end
+  return r
+end
+
+-- ---- Expressions: all parsing and evaluation of a directive's text ---------------------------
+--   directive := claim SIDE CMP SIDE | output NAME | runs NAME | records | PROV | SIDE
+--   SIDE := TERM {(* | /) TERM}      CMP := < <= > >= ==      (operators stand between blanks)
+--   TERM := NUMBER | REF | min(REF) | max(REF)      REF := NAME:L.N | NAME: LABEL | NAME: LABEL #K
+-- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio).
+local PROV = { gpu = 'gpu', sm_count = 'sm_count', driver = 'driver', cuda = 'cuda_runtime', nvcc = 'nvcc',
+               date = 'date' }
+local CMP = { ['<'] = function(a, b) return a < b end, ['<='] = function(a, b) return a <= b end,
+              ['>'] = function(a, b) return a > b end, ['>='] = function(a, b) return a >= b end,
+              ['=='] = function(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(a), math.abs(b)) end }
+local NAME = '[%w_%.%-]+'
+
+local function parse_term(t)
+  local num = t:match('^[-+]?[%d.][%d.eE+-]*$') and tonumber(t)
+  if num then return { num = num, text = t } end
+  local stat, inner = t:match('^(m[ai][nx])%((.*)%)$')
+  if stat ~= 'min' and stat ~= 'max' then stat, inner = 'med', t end
+  local name, rest = inner:match('^(' .. NAME .. '):(.*)$')
+  if not name then fail("expected a number, NAME:L.N, NAME: LABEL, min(REF) or max(REF), found '" .. t .. "'") end
+  local l, n = rest:match('^(%d+)%.(%d+)$')
+  if l then return { name = name, stat = stat, text = t, pos = tonumber(l) .. '.' .. tonumber(n) } end
+  local label, k = rest:match('^%s*(.-)%s+#(%d+)$')
+  label = label or rest:match('^%s*(.-)%s*$')
+  if label == '' then fail("expected L.N or a label after '" .. name .. ":', found '" .. t .. "'") end
+  return { name = name, stat = stat, text = t, label = label, k = tonumber(k) }
+end
+
+-- tokens[i..j] (words between blanks) as one SIDE; `what` names it in messages.
+local function parse_side(tokens, i, j, what)
+  local side, words = { terms = {}, ops = {} }, {}
+  for x = i, j + 1 do
+    local w = x <= j and tokens[x]
+    if w and w ~= '*' and w ~= '/' then
+      words[#words + 1] = w
+    else
+      if #words == 0 then
+        fail('expected a term ' .. (w and "before '" .. w .. "'" or 'at the end') .. ' of ' .. what)
+      end
+      table.insert(side.terms, parse_term(table.concat(words, ' ')))
+      side.ops[#side.terms + 1], words = w, {}
+    end
+  end
+  return side
+end
+
+local function parse_directive(inner)
+  local tokens, cmps = {}, {}
+  for w in inner:gmatch('%S+') do
+    tokens[#tokens + 1] = w
+    if CMP[w] then cmps[#cmps + 1] = #tokens end
+  end
+  local s, head = table.concat(tokens, ' '), tokens[1]
+  if not head then fail('expected a directive inside {{ }}, found nothing') end
+  if head == 'claim' then
+    local at = cmps[1]
+    if #cmps ~= 1 then fail((at and 'expected one comparison' or 'expected one of < <= > >= == between blanks')
+                            .. " in the claim '" .. s .. "'") end
+    return { kind = 'claim', op = tokens[at], lhs = parse_side(tokens, 2, at - 1, 'the left side'),
+             rhs = parse_side(tokens, at + 1, #tokens, 'the right side') }
+  elseif head == 'output' or head == 'runs' then
+    if #tokens ~= 2 or not tokens[2]:match('^' .. NAME .. '$') then
+      fail('expected ' .. head .. " NAME, found '" .. s .. "'")
+    end
+    return { kind = head, name = tokens[2] }
+  elseif #tokens == 1 and (PROV[head] or head == 'records') then
+    return { kind = PROV[head] and 'prov' or head, key = head }
+  elseif #cmps > 0 then
+    fail('a comparison belongs in a claim: {{claim ' .. s .. '}}')
+  end
+  local side = parse_side(tokens, 1, #tokens, 'the value')
+  local a, b = side.terms[1], side.terms[2]
+  if #side.terms == 1 and a.name then return { kind = 'value', a = a } end
+  if #side.terms == 2 and side.ops[2] == '/' and a.name and b.name then return { kind = 'ratio', side = side } end
+  fail("expected REF, min(REF), max(REF) or REF / REF, found '" .. s .. "'")
+end
+
+-- The value row a REF names, and its record; a missing record has no value (nil).
+local function resolve(ref, loc)
+  local r = record(ref.name, loc)
+  if r.status == 'missing' then return nil, r end
+  local stale = r.status ~= 'fresh' and ' (the record is stale: ' .. r.why .. ')' or ''
+  local rows, labels = {}, {}
+  for _, v in ipairs(r.values) do
+    if v.pos == ref.pos then return v, r end
+    if ref.label and canon(v.label) == canon(ref.label) then rows[#rows + 1] = v end
+    if not labels[v.label] then labels[v.label] = true; labels[#labels + 1] = "'" .. v.label .. "'" end
+  end
+  if ref.pos then fail(ref.name .. ' has no value ' .. ref.pos .. stale) end
+  if #rows == 0 then
+    fail('no value of ' .. ref.name .. " is labelled '" .. ref.label .. "'" .. stale .. '; its labels: '
+         .. (#labels > 0 and table.concat(labels, ', ') or 'none'))
+  elseif ref.k then
+    for _, v in ipairs(rows) do if v.occ == ref.k then return v, r end end
+    fail(ref.name .. ' has no #' .. ref.k .. " of the values labelled '" .. ref.label .. "' (" .. #rows
+         .. ' of them)' .. stale)
+  elseif #rows > 1 then
+    fail(#rows .. ' values of ' .. ref.name .. " are labelled '" .. ref.label .. "': add #1"
+         .. (#rows > 2 and ', #2, ...' or '') .. ' or #' .. #rows)
+  end
+  return rows[1], r
+end
+
+-- A value as printed, with its unit after a non-breaking space: 4.3190 ms; 45%. Whole numbers of
+-- five digits or more read better in prose grouped: 1,048,576.
+local function value_text(v, stat)
+  local n = v[stat]
+  if n:match('^%-?%d%d%d%d%d+$') then
+    n = n:reverse():gsub('(%d%d%d)', '%1,'):reverse():gsub('^(%-?),', '%1')
+  end
+  return n .. (v.unit == '-' and '' or v.unit == '%' and '%' or '\u{A0}' .. v.unit)
+end
+
+-- x rounded half away from zero: one decimal under 10, none from 10 on (9.96 is "10 times").
+local function ratio_text(x)
+  local function round(d)
+    local r = math.floor(math.abs(x) * 10 ^ d + 0.5) / 10 ^ d
+    return string.format('%.' .. d .. 'f', x < 0 and r > 0 and -r or r)
+  end
+  return (math.abs(tonumber(round(1))) < 10 and round(1) or round(0)) .. ' times'
+end
+
+-- A SIDE's value and how it reads ("hist:1.2 (4.31 ms) * 2"); nil when a record is missing (its
+-- own warning says so). `what` (the claim, the ratio) names the whole in messages.
+local function eval_side(side, loc, what)
+  local acc, shown, missing = nil, {}, false
+  for i, t in ipairs(side.terms) do
+    local x, txt = t.num, t.text
+    if not x then
+      local v = resolve(t, loc)
+      if v then x, txt = tonumber(v[t.stat]), txt .. ' (' .. value_text(v, t.stat):gsub('\u{A0}', ' ') .. ')' end
+    end
+    if missing or not x then missing = true
+    elseif i == 1 then acc = x
+    elseif side.ops[i] == '*' then acc = acc * x
+    elseif x == 0 then fail(t.text .. ' is zero, so ' .. what .. ' has no value')
+    else acc = acc / x
+    end
+    shown[#shown + 1] = (i > 1 and side.ops[i] .. ' ' or '') .. txt
+  end
+  if missing then return nil end
+  local s = table.concat(shown, ' ')
+  return acc, #side.terms > 1 and s .. string.format(' [= %.4g]', acc) or s
+end
+
+-- Why a claim fails; nothing when it holds or a record is missing (whose own warning stands).
+local function check_claim(d, loc)
+  local a, ls = eval_side(d.lhs, loc, 'the claim')
+  local b, rs = eval_side(d.rhs, loc, 'the claim')
+  return a and b and not CMP[d.op](a, b) and 'the claim fails: ' .. ls .. ' ' .. d.op .. ' ' .. rs or nil
+end
+
+-- ---- Rendering ------------------------------------------------------------------------------
+-- Plain text as inlines: words and blanks (a non-breaking space stays inside its word).
+local function text_inlines(s)
+  local out = List()
+  for w in s:gmatch('%S+') do out:extend({ pandoc.Space(), pandoc.Str(w) }) end
+  out:remove(1)
+  return out
+end
+
+local function span(ils, class, attrs) return pandoc.Span(ils, pandoc.Attr('', { class }, attrs)) end
+
+-- The mark of what is not fresh: \bookstale of book/preamble.tex in the PDF.
+local function mark(ils)
+  if not is_latex then return ils end
+  return List({ pandoc.RawInline('latex', '\\bookstale{') }) .. ils .. List({ pandoc.RawInline('latex', '}') })
+end
+
+local function stale_why(r) return 'stale: ' .. r.why .. '; ' .. remeasure(r) .. ' again' end
+local function stale_note(r) return span(mark(text_inlines(stale_why(r))), 'stale-note') end
+local function not_measured(r) return mark(text_inlines('not measured: ' .. r.name .. ' (make run measures it)')) end
+
+-- A directive's text as inlines: marked if it read a stale record, replaced if it read a missing one.
+local function shown(text, loc)
+  local r = loc.unfresh:find_if(function(x) return x.status == 'missing' end) or loc.unfresh[1]
+  if not r then return text_inlines(text) end
+  if r.status == 'missing' then return List({ span(not_measured(r), 'missing') }) end
+  local ils = text_inlines(text) .. List({ pandoc.Space(), span(mark(List({ pandoc.Str('(stale)') })), 'stale-note') })
+  return List({ span(ils, 'stale', { { 'title', stale_why(r) } }) })
+end
+
+local function provenance_text(r)
+  local p = r.prov
+  return table.concat({ p.gpu, 'driver ' .. p.driver, 'CUDA ' .. p.cuda_runtime,
+                        'sm_' .. p.compute_capability:gsub('%.', ''), p.date:match('^[^T]*'),
+                        r.runs == '1' and '1 run' or 'representative of ' .. r.runs .. ' runs' }, ' \u{B7} ')
+end
+
+-- Tabs to blanks at stops of 4, counting characters, as pandoc's reader does in code.
+local function expand_tabs(s)
+  return (s:gsub('([^\t]*)\t', function(b) return b .. (' '):rep(4 - utf8.len(b) % 4) end))
+end
+
+-- The console text: commands, their output, their standard error after [stderr], an exit status.
+local function console_text(r)
+  local out, err = {}, {}
+  local function add(s) out[#out + 1] = expand_tabs(s) end
+  local function flush()
+    if #err > 0 then add('[stderr]'); for _, e in ipairs(err) do add(e) end; err = {} end
+  end
+  for _, key in ipairs(r.kind == 'program' and { 'compile', 'command' } or {}) do
+    if r.prov[key] then add('$ ' .. r.prov[key]) end
+  end
+  for _, l in ipairs(r.lines) do
+    if l.kind == '$' then flush(); add('$ ' .. l.text)
+    elseif l.kind == 'e' then err[#err + 1] = l.text
+    else add(l.text)
+    end
+  end
+  flush()
+  if (r.prov.exit or '0') ~= '0' then add('[exit status ' .. r.prov.exit .. ']') end
+  return table.concat(out, '\n')
+end
+
+-- The console block of record r (design.md, {{output NAME}}).
+local function output_block(r)
+  if r.status == 'missing' then return pandoc.Div(pandoc.Para(not_measured(r)), pandoc.Attr('', { 'missing' })) end
+  local para = List({ span(text_inlines(provenance_text(r)), 'provenance') })
+  if r.status ~= 'fresh' then para:extend({ pandoc.Space(), stale_note(r) }) end
+  return pandoc.Div({
+    pandoc.RawBlock('latex', '\\begin{bookoutput}'),
+    pandoc.CodeBlock(console_text(r), pandoc.Attr('', { 'console' })),
+    pandoc.RawBlock('latex', '\\bookprovenance'),
+    pandoc.Para(para),
+    pandoc.RawBlock('latex', '\\end{bookoutput}'),
+  }, pandoc.Attr('', { 'output', r.status ~= 'fresh' and 'stale' or nil }))
+end
+
+-- A record's values, one a line in aligned columns: NAME:L.N, label, median, minimum, maximum, unit.
+local function values_text(r)
+  local rows, width = { { 'value', 'label', 'median', 'min', 'max', 'unit' } }, {}
+  for _, v in ipairs(r.values) do rows[#rows + 1] = { r.name .. ':' .. v.pos, v.label, v.med, v.min, v.max, v.unit } end
+  for i = 1, #rows do
+    for c, s in ipairs(rows[i]) do width[c] = math.max(width[c] or 0, utf8.len(s)) end
+  end
+  for i, row in ipairs(rows) do
+    for c, s in ipairs(row) do
+      local pad = (' '):rep(width[c] - utf8.len(s))
+      row[c] = (c >= 3 and c <= 5) and pad .. s or c < 6 and s .. pad or s   -- numbers to the right
+    end
+    rows[i] = table.concat(row, '  ')
+  end
+  return table.concat(rows, '\n')
+end
+
+-- Every record of the set (design.md, {{records}}): each one's heading, stale note, console and values.
+local function records_blocks(loc)
+  local s, n = tbl().set, #T.names
+  local made = (s.gpu and ' on an ' .. s.gpu or '') .. (s.driver and ' with driver ' .. s.driver or '')
+    .. (s.cuda_runtime and (s.driver and ' and' or ' with') .. ' CUDA ' .. s.cuda_runtime or '')
+  local set = values_path:match('[^/]*$'):gsub('%.tsv$', '')
+  local intro = text_inlines('The measurement set') .. List({ pandoc.Space(), pandoc.Code(set), pandoc.Space() })
+    .. text_inlines(('holds %d record%s%s%s. Each shows its representative run; the values are the medians, minimums '
+      .. 'and maximums over all of its runs, as the chapters quote them.'):format(n, n == 1 and '' or 's',
+      made ~= '' and ', made' .. made or '', s.date and ' (the latest on ' .. s.date:match('^[^T]*') .. ')' or ''))
+  local out = List({ pandoc.Para(intro) })
+  for _, name in ipairs(T.names) do
+    local r = record(name, loc)
+    out:insert(pandoc.Header(2, { pandoc.Code(name) }, pandoc.Attr('record-' .. name)))
+    if r.status == 'stale' then out:insert(pandoc.Para({ stale_note(r) })) end
+    out:insert(output_block(r))
+    if #r.values > 0 then out:insert(pandoc.CodeBlock(values_text(r), pandoc.Attr('', { 'values' }))) end
+  end
+  return out
+end
+
+-- A directive's inlines, 'claim' (it shows nothing), or in a paragraph of its own (para) blocks.
+local function expand(d, loc, para)
+  if (d.kind == 'output' or d.kind == 'records') and not para then
+    fail((d.kind == 'output' and 'an output block' or 'the list of records')
+         .. ' stands alone in its paragraph, between blank lines')
+  elseif d.kind == 'output' then
+    return output_block(record(d.name, loc))
+  elseif d.kind == 'records' then
+    return records_blocks(loc)
+  elseif d.kind == 'runs' then
+    return shown(record(d.name, loc).runs, loc)
+  elseif d.kind == 'claim' then
+    loc.fails = check_claim(d, loc)
+    return 'claim'
+  elseif d.kind == 'prov' then
+    local v = tbl().set[PROV[d.key]]
+    if v then return text_inlines(d.key == 'date' and v:match('^[^T]*') or v) end
+    message(loc, 'warning', 'the records of the set do not agree on ' .. PROV[d.key]
+            .. ' (or there are none); make run measures them again')
+    return List({ span(mark(text_inlines(d.key .. ' unknown')), 'missing') })
+  elseif d.kind == 'value' then
+    local v = resolve(d.a, loc)
+    return shown(v and value_text(v, d.a.stat), loc)
+  end
+  local x = eval_side(d.side, loc, 'the ratio')
+  return shown(x and ratio_text(x), loc)
+end
+
+-- The nodes of the directive {{inner}} and its warnings; nil after an error in it (reported alone).
+local function directive(inner, para)
+  local loc = locate('{{' .. inner .. '}}')
+  local ok, res = pcall(function() return expand(parse_directive(inner), loc, para) end)
+  if not ok and type(res) ~= 'table' then error(res, 0) end
+  if not ok then return message(loc, 'error', res.msg) end
+  for _, r in ipairs(loc.unfresh) do
+    message(loc, 'warning', r.name .. (r.status == 'missing' and ' is not measured; ' .. remeasure(r)
+                                       or ' is stale (' .. r.why .. '); ' .. remeasure(r) .. ' again'))
+  end
+  if loc.fails then message(loc, 'warning', loc.fails) end
+  return res
+end
+
+-- ---- Directives in the text -----------------------------------------------------------------
+local function is_blank(el) return el.t == 'Space' or el.t == 'SoftBreak' end
+local function has_directive(el) return el.t == 'Str' and el.text:find('{{', 1, true) end
+
+-- The text of inlines that a directive may span, or nil if they hold markup.
+local function plain_text(ils)
+  local parts = {}
+  for _, el in ipairs(ils) do
+    local q = el.t == 'Quoted' and (el.quotetype == 'DoubleQuote' and '"' or "'")
+    local text = el.t == 'Str' and el.text or el.t == 'Space' and ' ' or q and plain_text(el.content)
+    if not text then return nil end
+    parts[#parts + 1] = q and q .. text .. q or text
+  end
+  return table.concat(parts)
+end
+
+-- An inline list with its directives expanded (nil if it has none). A claim takes one blank next
+-- to it away with it, so that it leaves no doubled blank behind.
+local function scan(ils)
+  if not ils:find_if(has_directive) then return nil end
+  local out, drop, i = List(), false, 1
+  local function push(el)
+    if drop and is_blank(el) then drop = false; return end
+    drop = false
+    if el.t == 'Str' and #out > 0 and out[#out].t == 'Str' then out[#out] = pandoc.Str(out[#out].text .. el.text)
+    else out:insert(el) end
+  end
+  local function push_text(s) if s ~= '' then push(pandoc.Str(s)) end end
+  while i <= #ils do
+    local el, s = ils[i], has_directive(ils[i])
+    i = i + 1
+    if not s then
+      push(el)
+    else
+      push_text(el.text:sub(1, s - 1))
+      -- The directive runs to the next }}, in this Str or in a later node of the same line.
+      local after, inner, bad = i, el.text:sub(s + 2), nil
+      while not inner:find('}}', 1, true) do
+        local n = ils[i]
+        local t = n and plain_text({ n })
+        if not n or n.t == 'SoftBreak' or n.t == 'LineBreak' then bad = 'does not close on its line'; break end
+        if not t then bad = 'holds markup (' .. n.t .. '); write it as plain text'; break end
+        inner, i = inner .. t, i + 1
+      end
+      if bad then
+        message(locate('{{' .. inner, true), 'error', "the directive '{{" .. canon(inner) .. "' " .. bad)
+        push_text('{{' .. el.text:sub(s + 2))   -- the nodes after it stay as they are
+        i = after
+      else
+        local e = inner:find('}}', 1, true)
+        local rest = inner:sub(e + 2)
+        inner = inner:sub(1, e - 1)
+        local res = directive(inner)
+        if res == 'claim' then
+          if #out > 0 and is_blank(out[#out]) then out:remove(#out) else drop = true end
+        else
+          for _, x in ipairs(res or { pandoc.Str('{{' .. inner .. '}}') }) do push(x) end
+        end
+        if rest ~= '' then i = i - 1; ils[i] = pandoc.Str(rest) end   -- scanned in its turn
+      end
+    end
+  end
+  return out
+end
+
+-- A paragraph that is one {{output NAME}} or {{records}} and nothing else: its blocks, not walked.
+local function block_para(el)
+  local inner = (plain_text(el.content) or ''):match('^%s*{{([^{}]*)}}%s*$')
+  local head = inner and inner:match('^%s*(%a+)')
+  if head ~= 'output' and head ~= 'records' then return nil end
+  return directive(inner, true) or el, false
+end
+
+-- ---- Exercises (design.md, "Chapter syntax") -------------------------------------------------
+local nexercise, used_ids = 0, {}   -- numbered in each chapter; ids unique in the whole PDF
+
+local function exercise(div)
+  nexercise = nexercise + 1
+  local n = nexercise
+  local id = div.identifier ~= '' and div.identifier or 'exercise-' .. n
+  if used_ids[id] then id = source:match('[^/]*$'):gsub('%.nw$', '') .. '-' .. id end
+  used_ids[id] = true
+  local title = pandoc.read(div.attributes.title, 'markdown').blocks[1]
+  local head = text_inlines('Exercise ' .. n .. ':') .. List({ pandoc.Space() })
+  head:extend(title and title.content or {})
+  local body = List()
+  for _, b in ipairs(div.content) do
+    local function is(class) return b.t == 'Div' and b.classes:includes(class) end
+    if is('hint') then
+      local c, label = List(b.content), pandoc.Strong({ pandoc.Str('Hint.') })
+      if c[1] and c[1].t == 'Para' then c[1] = pandoc.Para(List({ label, pandoc.Space() }) .. c[1].content)
+      else c:insert(1, pandoc.Para({ label })) end
+      body:insert(pandoc.Div(c, pandoc.Attr('', { 'hint' })))
+    elseif is('solution') then
+      body:insert(is_html and pandoc.RawBlock('html', '<details class="solution">\n<summary>Solution</summary>')
+        or pandoc.Header(4, text_inlines('Solution to exercise ' .. n),
+                         pandoc.Attr(id .. '-solution', { 'solution', 'unnumbered', 'unlisted' })))
+      body:extend(b.content)
+      if is_html then body:insert(pandoc.RawBlock('html', '</details>')) end
+    else
+      body:insert(b)
+    end
+  end
+  return { pandoc.Header(3, head, pandoc.Attr(id, { 'exercise', 'unnumbered' })),
+           pandoc.Div(body, pandoc.Attr('', { 'exercise' })) }
+end
+
+-- ---- Identifiers in code -----------------------------------------------------------------------
+-- In the HTML, each identifier in a chunk's code links to its definition (nw2md lists them in the
+-- chunk's `uses`): the block is highlighted by pandoc's own HTML writer, and the links go into
+-- its text between the tags, where identifiers stand as they are.
+local function linked_code(div)
+  local href = {}
+  for name, to in (div.attributes.uses or ''):gmatch('([%w_]+)=(%S+)') do href[name] = to end
+  div.attributes.uses = nil
+  if not is_html or not next(href) then return div end
+  local n = 0
+  return div:walk({ CodeBlock = function(cb)
+    n = n + 1
+    cb.identifier = div.identifier .. '-' .. n   -- its lines' anchors are unique in the page
+    -- The writer's options bring the highlighting, and the page template, which the marks cut away.
+    local mark = pandoc.RawBlock('html', '<!--code-->')
+    local html = pandoc.write(pandoc.Pandoc({ mark, cb, mark }, { pagetitle = 'code' }), 'html', PANDOC_WRITER_OPTIONS)
+    html = html:match('<!%-%-code%-%->(.*)<!%-%-code%-%->'):gsub('>([^<]*)<', function(text)
+      return '>' .. text:gsub('%f[%w_][%a_][%w_]*', function(w)
+        return href[w] and ('<a class="ident" href="' .. href[w] .. '">' .. w .. '</a>') or w
+      end) .. '<'
+    end)
+    return pandoc.RawBlock('html', html)
+  end })
+end
+
+-- ---- The walks ------------------------------------------------------------------------------
+-- In document order (topdown), so that markers, numbers and messages follow the text.
+local walker = {
+  traverse = 'topdown',
+  Div = function(div)
+    if div.classes:includes('source') and div.attributes.file then
+      source, nexercise = div.attributes.file, 0
+      return div.content
+    elseif div.classes:includes('exercise') and div.attributes.title then
+      return exercise(div)
+    elseif div.classes:includes('chunk') then
+      return linked_code(div)
+    elseif is_latex and div.classes:includes('chunkuse') then
+      -- A line of a chunk that uses another one: book/preamble.tex sets it like a line of code.
+      return List({ pandoc.RawBlock('latex', '\\begin{bookchunkuse}') }) .. div.content
+             .. List({ pandoc.RawBlock('latex', '\\end{bookchunkuse}') })
+    end
+  end,
+  Para = block_para,
+  Plain = block_para,
+  Inlines = scan,
+}
+
+-- No blank or line break at either end of a paragraph, and no paragraph that claims left empty.
+local function trim(el)
+  local c, n = el.content, #el.content
+  local function edge(x) return is_blank(x) or x.t == 'LineBreak' end
+  while #c > 0 and edge(c[#c]) do c:remove(#c) end
+  while #c > 0 and edge(c[1]) do c:remove(1) end
+  if #c == 0 and el.t ~= 'Header' then return {} end
+  if #c ~= n then el.content = c; return el end
+end
+
+-- The PDF is all chapters in one: a link to a chapter's page (SLUG.html#ID, from nw2md) points inside.
+local function relink(l) l.target = l.target:gsub('^%d%d%-[%w_%-]+%.html(#.+)$', '%1'); return l end
+
+local tidy = { Para = trim, Plain = trim, Header = trim, Link = is_latex and relink or nil }
+
+function Pandoc(doc)
+  local m, str = doc.meta, pandoc.utils.stringify
+  check = m.check ~= nil and str(m.check) == 'true'
+  source = m.source and str(m.source) or PANDOC_STATE.input_files[1] or '-'
+  values_path = m.values and str(m.values)
+  local res = doc:walk(walker):walk(tidy)
+  -- The book's date (the PDF's title page) is the day of the latest measurement, unless given.
+  local day = values_path and m.date == nil and (tbl().set.date or ''):match('^[^T]+')
+  if day then res.meta.date = pandoc.MetaString(day) end
+  if nerrors > 0 then fatal(nerrors .. (nerrors == 1 and ' error' or ' errors')) end
+  return res
+end

@@ -1,0 +1,196 @@
+/* nwcheck.c -- checks a book's noweb pipelines before anything is tangled, and lists the files to tangle. */
+/*
+ * notangle reports an undefined chunk without saying where it is used, loops or prints
+ * half a file on a cyclic chunk, and cannot see that two chapters write the same file.
+ * This reads the pipeline of the whole book (nwmarkup CHAPTERS | nwcheck) and stops on:
+ *   - a chunk used but defined in no chapter up to the one that uses it,
+ *   - a chunk that uses itself, directly or through others,
+ *   - a chunk name (a root file too) defined in two chapters.
+ * Each error is "FILE:LINE: message". On success it prints one line per root chunk whose
+ * name has a file extension: "CHAPTER<TAB>ROOT". Chunk names are shared by the whole book,
+ * so a chapter can use what an earlier one defined; each name belongs to one chapter.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+struct use { int chunk; char *name; long line; };           /* a reference from a chunk's code */
+struct chunk { int file; char *name; long line; int used; };  /* first definition of a name */
+
+static char **files;
+static int nfiles;
+static struct chunk *chunks;
+static int nchunks;
+static struct use *uses;
+static int nuses;
+static int errors;
+
+static void *grow(void *p, int n, size_t size)
+{
+    if ((n & (n - 1)) == 0) {  /* at powers of two */
+        p = realloc(p, (size_t)(n ? 2 * n : 1) * size);
+        if (p == NULL) {
+            fprintf(stderr, "nwcheck: out of memory\n");
+            exit(2);
+        }
+    }
+    return p;
+}
+
+static char *copy(const char *s)
+{
+    char *t = strdup(s);
+    if (t == NULL) {
+        fprintf(stderr, "nwcheck: out of memory\n");
+        exit(2);
+    }
+    return t;
+}
+
+static int find_chunk(const char *name)
+{
+    for (int i = 0; i < nchunks; i++)
+        if (strcmp(chunks[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* A root file is named like "race.cu": no blanks, and an extension after a dot. */
+static int is_file_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (dot == NULL || dot == name || dot[1] == '\0')
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (isspace((unsigned char)*p) || *p == '/')
+            return 0;
+    for (const char *p = dot + 1; *p; p++)
+        if (!isalnum((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+static void read_pipeline(FILE *in)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long lineno = 0;
+    int file = -1, current = -1;
+    while ((n = getline(&line, &cap, in)) != -1) {
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = '\0';
+        if (strncmp(line, "@file ", 6) == 0) {
+            files = grow(files, nfiles, sizeof *files);
+            files[nfiles] = copy(line + 6);
+            file = nfiles++;
+            lineno = 1;
+        } else if (strcmp(line, "@nl") == 0 || strcmp(line, "@index nl") == 0) {
+            lineno++;
+        } else if (file < 0 && line[0] == '@') {
+            fprintf(stderr, "nwcheck: expected the pipeline to start with '@file NAME', found '%s'\n", line);
+            exit(2);
+        } else if (strncmp(line, "@defn ", 6) == 0) {
+            current = find_chunk(line + 6);
+            if (current >= 0 && chunks[current].file != file) {
+                fprintf(stderr, "%s:%ld: chunk <<%s>> is already defined at %s:%ld; "
+                        "a chunk name belongs to one chapter\n",
+                        files[file], lineno, line + 6, files[chunks[current].file], chunks[current].line);
+                errors++;
+            }
+            if (current < 0) {
+                chunks = grow(chunks, nchunks, sizeof *chunks);
+                chunks[nchunks] = (struct chunk){file, copy(line + 6), lineno, 0};
+                current = nchunks++;
+            }
+        } else if (strncmp(line, "@use ", 5) == 0) {
+            uses = grow(uses, nuses, sizeof *uses);
+            uses[nuses++] = (struct use){current, copy(line + 5), lineno};
+        } else if (strncmp(line, "@end code", 9) == 0) {
+            current = -1;
+        }
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "nwcheck: cannot read the pipeline\n");
+        exit(2);
+    }
+    free(line);
+}
+
+/* Depth-first search over "uses"; on a cycle, print the path once and stop. */
+static int *state;  /* 0 unseen, 1 on the path, 2 done */
+static int *path;
+static int depth;
+
+static int visit(int c)
+{
+    if (state[c] == 2)
+        return 0;
+    if (state[c] == 1) {
+        int from = 0;
+        while (path[from] != c)
+            from++;
+        fprintf(stderr, "%s:%ld: cyclic chunk: ", files[chunks[c].file], chunks[c].line);
+        for (int i = from; i < depth; i++)
+            fprintf(stderr, "<<%s>> -> ", chunks[path[i]].name);
+        fprintf(stderr, "<<%s>>; a chunk cannot include itself\n", chunks[c].name);
+        errors++;
+        return 1;
+    }
+    state[c] = 1;
+    path[depth++] = c;
+    for (int i = 0; i < nuses; i++) {
+        if (uses[i].chunk != c)
+            continue;
+        int d = find_chunk(uses[i].name);
+        if (d >= 0 && visit(d))
+            return 1;
+    }
+    depth--;
+    state[c] = 2;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 1)
+        read_pipeline(stdin);
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "r");
+        if (f == NULL) {
+            perror(argv[i]);
+            return 2;
+        }
+        read_pipeline(f);
+        fclose(f);
+    }
+    for (int i = 0; i < nuses; i++) {
+        int file = uses[i].chunk >= 0 ? chunks[uses[i].chunk].file : 0;
+        int d = find_chunk(uses[i].name);
+        if (d < 0 || chunks[d].file > file) {
+            fprintf(stderr, "%s:%ld: undefined chunk: <<%s>> is used here but no '<<%s>>=' "
+                    "defines it in this chapter or an earlier one\n",
+                    files[file], uses[i].line, uses[i].name, uses[i].name);
+            errors++;
+        } else {
+            chunks[d].used = 1;
+        }
+    }
+    state = calloc((size_t)nchunks + 1, sizeof *state);
+    path = calloc((size_t)nchunks + 1, sizeof *path);
+    if (state == NULL || path == NULL)
+        return 2;
+    for (int c = 0; c < nchunks && errors == 0; c++)
+        visit(c);
+    if (errors)
+        return 1;
+    for (int c = 0; c < nchunks; c++)
+        if (!chunks[c].used && is_file_name(chunks[c].name))
+            printf("%s\t%s\n", files[chunks[c].file], chunks[c].name);
+        else if (!chunks[c].used)
+            fprintf(stderr, "%s:%ld: warning: chunk <<%s>> is never used and is not a file\n",
+                    files[chunks[c].file], chunks[c].line, chunks[c].name);
+    return 0;
+}

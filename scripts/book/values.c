@@ -1,0 +1,574 @@
+/* values.c -- reads a measurement set's records and writes its values table (notes/design.md). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The header keys; from gpu on they are provenance, and from compile on they go out as prov rows. */
+static const char *const keys[] = { "name", "kind", "source", "sha256", "compile", "command", "gpu",
+	"compute_capability", "sm_count", "sm_clock_mhz", "driver", "cuda_runtime", "nvcc", "date" };
+enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE = 13, NKEYS };
+static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s", "TB/s", "%" };
+#define NUNITS (sizeof units / sizeof units[0])
+#define RUN_SHAPE "'run N exit N wall_s S'"
+
+struct pair { const char *a, *b; };          /* uses FILE HEX; a sha256sum line: path, hex */
+struct line { const char *kind, *text; };    /* kind "$", "o" or "e" */
+struct run { size_t first, n; const char **out; size_t nout; int exit; };
+struct record {
+	char *path, *name;
+	const char *hdr[NKEYS];
+	struct pair *uses;
+	size_t nuses, nlines, nruns;
+	struct line *lines;
+	struct run *runs;
+};
+struct num {                  /* a number in an output line */
+	double v;
+	int dec, exp;             /* decimals printed (of the mantissa); printed with an exponent */
+	const char *unit;         /* NULL when the next word is no unit */
+	size_t start, end, fend;  /* where it starts and ends, and where its field ends */
+	int ends;                 /* it ends its field */
+};
+struct value {
+	int l, f, occ, nocc, dec;
+	char *label, *med, *min, *max;
+	const char *unit;
+};
+
+static int errors;
+
+/* This is a one-shot tool: memory is given back when it exits, and running out of it is fatal. */
+static void *xrealloc(void *p, size_t n)
+{
+	if (!(p = realloc(p, n ? n : 1))) {
+		fputs("values: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = xrealloc(NULL, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+/* Room for element n of an array that grows by doubling: it reallocates at 0, 1, 2, 4, 8, ... */
+static void *grow(void *p, size_t n, size_t size)
+{
+	return (n & (n - 1)) == 0 ? xrealloc(p, (n ? 2 * n : 1) * size) : p;
+}
+#define PUSH(a, n) ((a) = grow((a), (n), sizeof *(a)), &(a)[(n)++])
+
+/* "FILE:LINE: expected WHAT, found 'TEXT'" (found NULL: the end of the file). */
+static int fail(const char *path, size_t lineno, const char *found, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%zu: expected ", path, lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (found)
+		fprintf(stderr, ", found '%.80s%s'\n", found, strlen(found) > 80 ? "..." : "");
+	else
+		fputs(", found the end of the file\n", stderr);
+	errors++;
+	return -1;
+}
+
+/* The lines of a file, cut in place; NULL after an error message. */
+static char **read_lines(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL, *p, *nl, **lines = xrealloc(NULL, sizeof *lines);
+	size_t len = 0, cap = 0, got = 1;
+
+	while (f && got > 0) {
+		if (len == cap)
+			buf = xrealloc(buf, (cap = 2 * cap + 65536) + 1);
+		len += got = fread(buf + len, 1, cap - len, f);
+	}
+	if (!f || ferror(f)) {
+		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+		errors++;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*n = 0;
+	/* A NUL byte would cut its line short without a word. */
+	if (memchr(buf, '\0', len)) {
+		for (p = buf; *p; p++)
+			*n += *p == '\n';
+		fprintf(stderr, "%s:%zu: expected text, found a NUL byte\n", path, *n + 1);
+		errors++;
+		return NULL;
+	}
+	for (p = buf; *p; p = nl + 1) {
+		*PUSH(lines, *n) = p;
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = '\0';
+	}
+	return lines;
+}
+
+static int is_hex64(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* Every header key but uses is needed once; they are checked where the first run should start, so
+ * a torn header is named at the line where it stops. */
+static int check_header(struct record *r, size_t lineno, const char *found)
+{
+	size_t k;
+
+	for (k = 0; k < NKEYS; k++)
+		if (!r->hdr[k])
+			return fail(r->path, lineno, found, "'%s VALUE' in the header", keys[k]);
+	return 0;
+}
+
+static int header_line(struct record *r, size_t lineno, char *line, size_t kl, char *val)
+{
+	size_t k;
+	char *sp;
+
+	if (kl == 4 && strncmp(line, "uses", 4) == 0) {
+		if (!(sp = strchr(val, ' ')) || !is_hex64(sp + 1))
+			return fail(r->path, lineno, line, "'uses FILE HEX'");
+		*PUSH(r->uses, r->nuses) = (struct pair){ xstrndup(val, (size_t)(sp - val)), sp + 1 };
+		return 0;
+	}
+	for (k = 0; k < NKEYS && !(strlen(keys[k]) == kl && strncmp(line, keys[k], kl) == 0); k++)
+		;
+	if (k == NKEYS)
+		return fail(r->path, lineno, line, "a header line (name, kind, source, sha256, uses, compile, "
+		            "command, gpu .. date) or " RUN_SHAPE);
+	if (r->hdr[k])
+		return fail(r->path, lineno, line, "one '%s' line, not two", keys[k]);
+	if (!*val)
+		return fail(r->path, lineno, line, "'%s VALUE'", keys[k]);
+	if (k == K_NAME && strcmp(val, r->name))
+		return fail(r->path, lineno, line, "'name %s', the name of the file", r->name);
+	if (k == K_KIND && strcmp(val, "program") && strcmp(val, "session"))
+		return fail(r->path, lineno, line, "'kind program' or 'kind session'");
+	if (k == K_SHA256 && !is_hex64(val))
+		return fail(r->path, lineno, line, "'sha256 HEX' (64 lower-case hex digits)");
+	r->hdr[k] = val;
+	return 0;
+}
+
+/* Reads SETDIR/FILE; NULL after an error message. */
+static struct record *load(const char *dir, const char *file)
+{
+	struct record *r = xrealloc(NULL, sizeof *r);
+	char **lines;
+	size_t n, i, end = 0, ended = 0;
+	int at = 0;
+
+	memset(r, 0, sizeof *r);
+	r->path = xrealloc(NULL, strlen(dir) + strlen(file) + 2);
+	sprintf(r->path, "%s/%s", dir, file);
+	r->name = xstrndup(file, strlen(file) - 4);
+	if (!(lines = read_lines(r->path, &n)))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		char *line = lines[i], *val;
+		size_t kl = strcspn(line, " ");
+#define KEY(k) (kl == strlen(k) && strncmp(line, k, kl) == 0)
+		val = line + kl + (line[kl] == ' ');
+		if (ended) {
+			fail(r->path, i + 1, line, "nothing after '%s'", lines[ended - 1]);
+			return NULL;
+		}
+		if (!r->nruns && line[0] == '#')
+			continue;
+		if (KEY("run")) {
+			size_t num;
+			int ex;
+			double wall;
+			if (!r->nruns && check_header(r, i + 1, line))
+				return NULL;
+			if (sscanf(line, "run %zu exit %d wall_s %lf%n", &num, &ex, &wall, &at) != 3 || line[at] ||
+			    num != r->nruns + 1) {
+				fail(r->path, i + 1, line, "'run %zu exit N wall_s S'", r->nruns + 1);
+				return NULL;
+			}
+			*PUSH(r->runs, r->nruns) = (struct run){ r->nlines, 0, NULL, 0, ex };
+		} else if (r->nruns && (KEY("$") || KEY("o") || KEY("e"))) {
+			struct run *run = &r->runs[r->nruns - 1];
+			line[1] = '\0';          /* the line's key is its kind */
+			*PUSH(r->lines, r->nlines) = (struct line){ line, val };
+			run->n++;
+			if (line[0] == 'o')
+				*PUSH(run->out, run->nout) = val;
+		} else if (r->nruns && KEY("end")) {
+			if (sscanf(line, "end %zu%n", &end, &at) != 1 || line[at] || end != r->nruns) {
+				fail(r->path, i + 1, line, "'end %zu' (the record has %zu run%s)", r->nruns, r->nruns,
+				     r->nruns == 1 ? "" : "s");
+				return NULL;
+			}
+			ended = i + 1;
+		} else if (r->nruns) {
+			fail(r->path, i + 1, line, "'$ COMMAND', 'o LINE', 'e LINE', " RUN_SHAPE " or 'end N'");
+			return NULL;
+		} else if (header_line(r, i + 1, line, kl, val))
+			return NULL;
+#undef KEY
+	}
+	if (!r->nruns) {
+		if (!check_header(r, n + 1, NULL))
+			fail(r->path, n + 1, NULL, "'run 1 exit N wall_s S'");
+		return NULL;
+	}
+	if (!ended) {
+		fail(r->path, n + 1, NULL, "'end %zu' (the record is incomplete; make run ONLY=%s measures it again)",
+		     r->nruns, r->name);
+		return NULL;
+	}
+	return r;
+}
+
+/* The numbers of a line (design.md, "Numbers" and "Labels"); *out is malloc'ed. */
+static int touches(int c) { return isalnum(c) || c == '_' || c == '.'; }
+static size_t numbers(const char *s, struct num **out)
+{
+	size_t i = 0, j, k, n = 0, u;
+	struct num *v = NULL, *x;
+
+	for (; s[i]; i++) {
+		int dec = 0, exp = 0;
+		j = i + (s[i] == '-');
+		if (!isdigit((unsigned char)s[j]) || (i > 0 && touches((unsigned char)s[i - 1])))
+			continue;
+		while (isdigit((unsigned char)s[j]))
+			j++;
+		if (s[j] == '.' && isdigit((unsigned char)s[j + 1]))
+			for (j++; isdigit((unsigned char)s[j]); j++)
+				dec++;
+		if (s[j] == 'e' || s[j] == 'E') {
+			k = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
+			if (isdigit((unsigned char)s[k])) {
+				for (j = k; isdigit((unsigned char)s[j]); j++)
+					;
+				exp = 1;
+			}
+		}
+		/* Every shorter match ends before a digit, '.', 'e' or 'E', which it would touch, so the
+		 * longest match is the only candidate at this start. */
+		if (touches((unsigned char)s[j]))
+			continue;
+		x = PUSH(v, n);
+		*x = (struct num){ strtod(s + i, NULL), dec, exp, NULL, i, j, j, 1 };
+		for (k = j; s[k] == ' ' || s[k] == '\t'; k++)
+			;
+		for (j = k; isalpha((unsigned char)s[j]) || s[j] == '/' || s[j] == '%'; j++)
+			;
+		for (u = 0; u < NUNITS && !x->unit; u++)
+			if (strlen(units[u]) == j - k && strncmp(s + k, units[u], j - k) == 0)
+				x->unit = units[u], x->fend = j;
+		/* A word that is not its unit, or a ':' or '=', continues the field's text: the labels
+		 * "spread over 256 bins: 4.31 ms" and "launch 1: 0.5". */
+		if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '='))
+			x->ends = 0;
+		i = x->end - 1;
+	}
+	*out = v;
+	return n;
+}
+
+/* The text before number i back to the end of the previous field, trimmed (design.md, "Labels"). */
+static char *label(const char *s, const struct num *v, size_t i)
+{
+	size_t a = 0, b = v[i].start, j;
+
+	for (j = i; j-- > 0;)
+		if (v[j].ends) {
+			a = v[j].fend;
+			break;
+		}
+	while (a < b && (isblank((unsigned char)s[a]) || ispunct((unsigned char)s[a])))
+		a++;
+	while (b > a && isblank((unsigned char)s[b - 1]))
+		b--;
+	if (b > a && (s[b - 1] == ':' || s[b - 1] == '='))
+		b--;
+	while (b > a && isblank((unsigned char)s[b - 1]))
+		b--;
+	return b > a ? xstrndup(s + a, b - a) : xstrndup("-", 1);
+}
+
+/* x with dec decimals (of its mantissa when exp), rounded half away from zero in decimal: the
+ * mean of 0.405 and 0.412 is 0.4085, which shows as 0.409, not as the 0.408 of its binary double.
+ * Printing one decimal more first is exact for such a mean, so only that digit decides. */
+static char *format(double x, int dec, int exp)
+{
+	const char *f = exp ? "%.*e" : "%.*f";
+	size_t len = (size_t)snprintf(NULL, 0, f, dec + 1, x) + 2;  /* room for a carry digit */
+	char *buf = xrealloc(NULL, len), *tail, *p;
+	int up;
+
+	snprintf(buf, len, f, dec + 1, x);
+	if (!isfinite(x))           /* 1e999 is a number, but not a double */
+		return buf;
+	tail = exp ? strchr(buf, 'e') : buf + strlen(buf);
+	up = tail[-1] >= '5';
+	p = tail - 1 - (dec == 0);  /* drop the extra digit, and the point when there are no decimals */
+	memmove(p, tail, strlen(tail) + 1);
+	while (up && p-- > buf)
+		if (*p == '9')
+			*p = '0';
+		else if (isdigit((unsigned char)*p))
+			*p += 1, up = 0;
+	if (up && exp)              /* 9.99e+02 rounds up to 1.00e+03 */
+		snprintf(buf, len, "%.*e", dec, copysign(pow(10, (double)strtol(strchr(buf, 'e') + 1, NULL, 10) + 1), x));
+	else if (up) {              /* 99.9 rounds up to 100.0 */
+		p = buf + (buf[0] == '-');
+		memmove(p + 1, p, strlen(p) + 1);
+		*p = '1';
+	}
+	return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The values of a record, their labels from the first run, and its representative run. */
+static size_t values(const struct record *r, struct value **out, size_t *rep)
+{
+	size_t nr = r->nruns, nv = 0, l, f, i, k, *cnt = xrealloc(NULL, nr * sizeof *cnt);
+	struct num **nums = xrealloc(NULL, nr * sizeof *nums);
+	double *vals = xrealloc(NULL, nr * sizeof *vals), *sorted = xrealloc(NULL, nr * sizeof *sorted);
+	long *score = xrealloc(NULL, nr * sizeof *score);
+	struct value *v = NULL, *x;
+
+	memset(score, 0, nr * sizeof *score);
+	for (l = 0; l < r->runs[0].nout; l++) {
+		int same = 1;
+		/* A line that some run lacks, or where the runs printed different counts, has no values. */
+		for (i = 0; i < nr; i++) {
+			nums[i] = NULL;
+			cnt[i] = l < r->runs[i].nout ? numbers(r->runs[i].out[l], &nums[i]) : (size_t)-1;
+			same &= cnt[i] == cnt[0];
+		}
+		for (f = 0; same && f < cnt[0]; f++) {
+			int exp = 0;
+			x = PUSH(v, nv);
+			*x = (struct value){ (int)l + 1, (int)f + 1, 0, 0, 0, label(r->runs[0].out[l], nums[0], f), NULL,
+			                     NULL, NULL, nums[0][f].unit };
+			for (i = 0; i < nr; i++) {
+				const struct num *n = &nums[i][f];
+				vals[i] = sorted[i] = n->v;
+				x->dec = n->dec > x->dec ? n->dec : x->dec;
+				exp |= n->exp;
+				if (n->unit != x->unit)  /* units are pointers into units[] */
+					x->unit = NULL;
+			}
+			qsort(sorted, nr, sizeof *sorted, cmp_double);
+			x->min = format(sorted[0], x->dec, exp);
+			x->max = format(sorted[nr - 1], x->dec, exp);
+			x->med = format(nr % 2 ? sorted[nr / 2] : (sorted[nr / 2 - 1] + sorted[nr / 2]) / 2, x->dec, exp);
+			/* Distance in rank from the middle, doubled to stay whole: a value with `below` smaller
+			 * and `equal` equal values sits at mid-rank below + (equal-1)/2, the middle is (n-1)/2. */
+			for (i = 0; i < nr; i++) {
+				long below = 0, equal = 0, d;
+				for (k = 0; k < nr; k++) {
+					below += vals[k] < vals[i];
+					equal += vals[k] == vals[i];
+				}
+				d = 2 * below + equal - (long)nr;
+				score[i] += d < 0 ? -d : d;
+			}
+		}
+		for (i = 0; i < nr; i++)
+			free(nums[i]);
+	}
+	for (*rep = 0, i = 1; i < nr; i++)
+		if (score[i] < score[*rep])
+			*rep = i;
+	for (i = 0; i < nv; i++)
+		for (k = 0; k < nv; k++)
+			if (strcmp(v[i].label, v[k].label) == 0) {
+				v[i].nocc++;
+				v[i].occ += k <= i;
+			}
+	*out = v;
+	return nv;
+}
+
+/* A text field of the table: a backslash, a tab and a newline written \\, \t and \n. */
+static void put(const char *s)
+{
+	putchar('\t');
+	for (; *s; s++)
+		if (*s == '\\' || *s == '\t' || *s == '\n')
+			printf("\\%c", *s == '\\' ? '\\' : *s == '\t' ? 't' : 'n');
+		else
+			putchar(*s);
+}
+
+/* One row of the table: its kind, then its fields (NULL ends them). */
+static void row(const char *kind, ...)
+{
+	va_list ap;
+	const char *s;
+
+	fputs(kind, stdout);
+	va_start(ap, kind);
+	while ((s = va_arg(ap, const char *)))
+		put(s);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Why a record is stale, or NULL when it is fresh: its source, then each program a session runs. */
+static char *stale(const struct record *r, const struct pair *h, size_t nh)
+{
+	char *why = xrealloc(NULL, 512);
+	size_t i, k;
+
+	for (i = 0; i <= r->nuses; i++) {
+		const char *file = i ? r->uses[i - 1].a : r->hdr[K_SOURCE], *runs = i ? ", which it runs," : "";
+		const char *want = i ? r->uses[i - 1].b : r->hdr[K_SHA256];
+		for (k = 0; k < nh && strcmp(h[k].a, file); k++)
+			;
+		if (k == nh)
+			return snprintf(why, 512, "tangled/%s%s is not in tangled/ any more", file, runs), why;
+		if (strcmp(h[k].b, want))
+			return snprintf(why, 512, "tangled/%s%s changed since it was measured (sha256 %.12s then, "
+			                "%.12s now)", file, runs, want, h[k].b), why;
+	}
+	return NULL;
+}
+
+/* A record, or a root without one (r NULL). */
+struct entry { const char *name, *root; struct record *r; };
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+int main(int argc, char **argv)
+{
+	struct pair *h = NULL;
+	struct entry *e = xrealloc(NULL, sizeof *e);       /* never NULL, for qsort */
+	size_t nh = 0, ne = 0, nrec, i, k, n;
+	char **lines;
+	struct dirent *d;
+	DIR *dir;
+
+	if (argc != 3) {
+		fputs("usage: values SETDIR TANGLED.sha256 > SET.tsv\n", stderr);
+		return 2;
+	}
+	/* The hashes of tangled/: lines "HEX  tangled/NAME" of sha256sum ('*' for binary mode). */
+	if (!(lines = read_lines(argv[2], &n)))
+		return 1;
+	for (i = 0; i < n; i++) {
+		char *s = lines[i], *base;
+		if (strlen(s) < 67 || strspn(s, "0123456789abcdef") != 64 || s[64] != ' ' || !strchr(" *", s[65])) {
+			fail(argv[2], i + 1, s, "'HEX  tangled/NAME' (a line of sha256sum)");
+			continue;
+		}
+		s[64] = '\0';
+		base = strrchr(s + 66, '/');
+		*PUSH(h, nh) = (struct pair){ base ? base + 1 : s + 66, s };
+	}
+	if (!(dir = opendir(argv[1]))) {
+		fprintf(stderr, "%s: cannot open the measurement set: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	/* Records are read in name order, so errors come out in the same order every time. */
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.' && ends_with(d->d_name, ".rec"))
+			*PUSH(e, ne) = (struct entry){ xstrndup(d->d_name, strlen(d->d_name)), NULL, NULL };
+	closedir(dir);
+	qsort(e, ne, sizeof *e, cmp_entry);
+	for (nrec = ne, i = 0; i < nrec; i++) {
+		e[i].r = load(argv[1], e[i].name);
+		e[i].name = xstrndup(e[i].name, strlen(e[i].name) - 4);
+	}
+	/* Every program and session in tangled/ is a root that should have a record. */
+	for (i = 0; i < nh; i++) {
+		if (!ends_with(h[i].a, ".cu") && !ends_with(h[i].a, ".sh"))
+			continue;
+		for (k = 0; k < nrec && !(e[k].r && strcmp(e[k].r->hdr[K_SOURCE], h[i].a) == 0); k++)
+			;
+		if (k == nrec)
+			*PUSH(e, ne) = (struct entry){ xstrndup(h[i].a, strlen(h[i].a) - 3), h[i].a, NULL };
+	}
+	if (errors)
+		return 1;
+	qsort(e, ne, sizeof *e, cmp_entry);
+
+	/* The set's provenance: what every record agrees on, and the latest date. */
+	for (k = K_GPU; k < NKEYS; k++) {
+		const char *v = NULL;
+		int agree = 1;
+		for (i = 0; i < ne; i++) {
+			const char *x = e[i].r ? e[i].r->hdr[k] : NULL;
+			if (!x)
+				continue;
+			if (v && strcmp(x, v) && k != K_DATE)
+				agree = 0;
+			if (!v || strcmp(x, v) > 0)
+				v = x;
+		}
+		if (v && agree)
+			row("set", keys[k], v, NULL);
+	}
+	for (i = 0; i < ne; i++) {
+		struct record *r = e[i].r;
+		struct value *v;
+		size_t nv, rep;
+		char n[32], *why;
+
+		if (!r) {
+			why = xrealloc(NULL, strlen(argv[1]) + 2 * strlen(e[i].name) + 64);
+			sprintf(why, "no record %s/%s.rec (make run ONLY=%s makes it)", argv[1], e[i].name, e[i].name);
+			row("record", e[i].name, "missing", why, "0", ends_with(e[i].root, ".sh") ? "session" : "program",
+			    NULL);
+			continue;
+		}
+		why = stale(r, h, nh);
+		snprintf(n, sizeof n, "%zu", r->nruns);
+		row("record", r->name, why ? "stale" : "fresh", why ? why : "-", n, r->hdr[K_KIND], NULL);
+		nv = values(r, &v, &rep);
+		for (k = K_COMPILE; k < NKEYS; k++)
+			row("prov", r->name, keys[k], r->hdr[k], NULL);
+		snprintf(n, sizeof n, "%d", r->runs[rep].exit);  /* of the run its console shows */
+		row("prov", r->name, "exit", n, NULL);
+		for (k = 0; k < nv; k++) {
+			char ln[32], occ[16], nocc[16], dec[16];
+			snprintf(ln, sizeof ln, "%d.%d", v[k].l, v[k].f);
+			snprintf(occ, sizeof occ, "%d", v[k].occ);
+			snprintf(nocc, sizeof nocc, "%d", v[k].nocc);
+			snprintf(dec, sizeof dec, "%d", v[k].dec);
+			row("value", r->name, ln, v[k].label, occ, nocc, v[k].med, v[k].min, v[k].max, dec,
+			    v[k].unit ? v[k].unit : "-", NULL);
+		}
+		for (k = r->runs[rep].first; k < r->runs[rep].first + r->runs[rep].n; k++)
+			row("line", r->name, r->lines[k].kind, r->lines[k].text, NULL);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "values: cannot write the table: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}

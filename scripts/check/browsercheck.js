@@ -1,0 +1,160 @@
+// browsercheck.js -- runs inside every page of the HTML book during scripts/check/browsercheck.sh.
+//
+// browsercheck.sh injects it as the first script of a scratch copy of each page, and loads the
+// page in iframes of the widths it checks (390 and 1280 CSS px), so that the page's own width is
+// exactly that. It records errors from the moment the page starts (script errors, resources that
+// fail to load, console.error), and once the page has loaded it inspects the DOM: duplicate ids,
+// links within the page, images, the text's width, the navigation of a chapter page. It reports
+// one finding a line, to the parent frame (postMessage), or into the page when it has no parent:
+//
+//   problem TEXT       something a reader would see go wrong
+//   id ID              an element id (the shell checks other pages' links against these)
+//   link FILE FRAGMENT a link to another file of the book (FRAGMENT "-" when there is none)
+//   height N           the page's height in px at this width (for the full-page screenshots)
+(function () {
+  "use strict";
+  var problems = [];
+  var MAX_WIDE = 8;    // text-overflow findings per page and width, so one bad table is one screen
+  var page = decodeURIComponent(location.pathname.replace(/^.*\//, ""));
+  var root = location.pathname.replace(/[^/]*$/, "");
+  function oneLine(s) { return String(s).replace(/\s+/g, " ").trim().slice(0, 200); }
+  function problem(s) { problems.push("problem " + oneLine(s)); }
+  function relative(url) {   // a file: URL as a path in the book's folder, or null outside it
+    if (url.protocol !== "file:" || url.pathname.indexOf(root) !== 0) return null;
+    return decodeURIComponent(url.pathname.slice(root.length));
+  }
+  function describe(el) {    // <p class="x">, for a message
+    var s = "<" + el.tagName.toLowerCase();
+    if (el.id) s += ' id="' + el.id + '"';
+    if (el.className && typeof el.className === "string") s += ' class="' + el.className + '"';
+    return s + ">";
+  }
+
+  // Errors from the start: scripts, resources (error events do not bubble, so capture them),
+  // promises, and whatever the page writes with console.error.
+  window.addEventListener("error", function (e) {
+    var t = e.target;
+    if (t && t !== window && t.tagName) {
+      var src = t.currentSrc || t.src || t.href || "";
+      var rel = src ? relative(new URL(src, location.href)) : null;
+      problem("failed to load " + describe(t) + " " + (rel !== null ? rel : src));
+    } else {
+      var where = e.filename ? relative(new URL(e.filename, location.href)) || e.filename : "";
+      problem("script error: " + e.message + (where ? " (" + where + ":" + e.lineno + ")" : ""));
+    }
+  }, true);
+  window.addEventListener("unhandledrejection", function (e) {
+    problem("script error: unhandled promise rejection: " + (e.reason && e.reason.message || e.reason));
+  });
+  var consoleError = console.error;
+  console.error = function () {
+    problem("console error: " + Array.prototype.map.call(arguments, String).join(" "));
+    return consoleError.apply(console, arguments);
+  };
+
+  // Inside a code block or a table, in something that scrolls sideways (the pre itself, or
+  // pandoc's div.sourceCode around a highlighted one): such text is within reach. Anything else
+  // that scrolls (the contents on the side) must fit its width.
+  function inScroller(node) {
+    var block = false;
+    for (var el = node.parentElement; el && el !== document.body; el = el.parentElement) {
+      if (el.tagName === "PRE" || el.tagName === "TABLE") block = true;
+      var o = getComputedStyle(el).overflowX;
+      if (block && (o === "auto" || o === "scroll")) return true;
+    }
+    return false;
+  }
+  function inCode(node) {
+    for (var el = node.parentElement; el; el = el.parentElement)
+      if (el.tagName === "PRE" || el.tagName === "CODE" || el.tagName === "SCRIPT" || el.tagName === "STYLE") return true;
+    return false;
+  }
+
+  function check() {
+    var lines = [], w = window.innerWidth, d = document.documentElement;
+    if (!document.body) problem("the page has no body");
+    // Ids, each once.
+    var seen = {};
+    Array.prototype.forEach.call(document.querySelectorAll("[id]"), function (el) {
+      if (seen[el.id]) problem('the id "' + el.id + '" is used twice (a link to it is ambiguous)');
+      seen[el.id] = true;
+      lines.push("id " + el.id);
+    });
+    // Links: within the page here; to other files of the book, by the shell.
+    Array.prototype.forEach.call(document.querySelectorAll("a[href]"), function (a) {
+      var href = a.getAttribute("href"), url;
+      try { url = new URL(href, location.href); } catch (err) { problem('link "' + href + '" is not a URL'); return; }
+      if (url.protocol === "http:" || url.protocol === "https:" || url.protocol === "mailto:") return;
+      var rel = relative(url);
+      if (rel === null) { problem('link "' + href + '" leaves the book (' + url.href + ")"); return; }
+      var frag = url.hash ? decodeURIComponent(url.hash.slice(1)) : "";
+      if (rel === "") rel = "index.html";   // the folder itself: its front page
+      if (rel === page) {
+        if (frag && !document.getElementById(frag))
+          problem('broken anchor: link "' + href + '" (' + oneLine(a.textContent) + ') has no target id "' + frag + '" in this page');
+      } else if (/\s/.test(rel) || /\s/.test(frag)) {
+        problem('link "' + href + '" has blanks in it');
+      } else {
+        lines.push("link " + rel + " " + (frag || "-"));
+      }
+    });
+    // Images: loaded, and described.
+    Array.prototype.forEach.call(document.querySelectorAll("img"), function (img) {
+      var src = img.getAttribute("src") || "";
+      if (!img.complete || img.naturalWidth === 0) problem('missing image "' + src + '" (it did not load)');
+      if (!img.hasAttribute("alt")) problem('image "' + src + '" has no alt text');
+      else if (!img.getAttribute("alt").trim() && !img.closest("figure")) problem('image "' + src + '" has an empty alt text');
+    });
+    // The page fits its width: nothing makes it scroll sideways, and no text runs out of it
+    // except inside something that scrolls (a code block).
+    if (d.scrollWidth > w + 1) problem("the page is " + d.scrollWidth + " px wide at a width of " + w + " px (it scrolls sideways)");
+    var walker = document.createTreeWalker(document.body || d, NodeFilter.SHOW_TEXT), n, wide = 0, leak = 0;
+    while ((n = walker.nextNode())) {
+      if (!n.nodeValue.trim()) continue;
+      var code = inCode(n);
+      if (!code && leak < 3 && /\{#[A-Za-z0-9]|\{\.[A-Za-z]|\{\{|\}\}/.test(n.nodeValue)) {
+        leak++;
+        problem('text that Markdown did not parse (an attribute or a directive?) in ' + describe(n.parentElement) + ': "' + oneLine(n.nodeValue).slice(0, 80) + '"');
+      }
+      if (wide >= MAX_WIDE) continue;
+      var range = document.createRange();
+      range.selectNodeContents(n);
+      var rects = range.getClientRects(), over = false;
+      for (var i = 0; i < rects.length; i++)
+        if (rects[i].width > 0 && (rects[i].right > w + 1 || rects[i].left < -1)) over = true;
+      if (over && !inScroller(n)) {
+        wide++;
+        problem("text wider than the page at " + w + " px in " + describe(n.parentElement) + ': "' + oneLine(n.nodeValue).slice(0, 80) + '"');
+      }
+    }
+    // A chapter page (NN-slug.html) has the book's contents with itself marked, previous and
+    // next links, and the index of chunks and of identifiers.
+    if (/^[0-9][0-9]-.*\.html$/.test(page)) {
+      if (!document.querySelector('nav.book ol.chapters a[href="' + page + '"]'))
+        problem("chapter page without the book's contents (nav.book ol.chapters with a link to " + page + ")");
+      else if (!document.querySelector('nav.book ol.chapters li.current a[href="' + page + '"]'))
+        problem("the book's contents do not mark this chapter as the current one");
+      if (!document.querySelector(".prevnext a.prev")) problem("chapter page without a previous link (.prevnext a.prev)");
+      if (!document.querySelector(".prevnext a.next")) problem("chapter page without a next link (.prevnext a.next)");
+      if (!document.querySelector(".chunkindex")) problem("chapter page without an index of chunks (.chunkindex)");
+      if (!document.querySelector(".identindex")) problem("chapter page without an index of identifiers (.identindex)");
+    }
+    lines.push("height " + Math.ceil(Math.max(d.scrollHeight, document.body ? document.body.scrollHeight : 0)));
+    return problems.concat(lines);
+  }
+
+  function report() {
+    var lines;
+    try { lines = check(); } catch (err) { lines = problems.concat(["problem the check itself failed: " + oneLine(err)]); }
+    if (window.parent !== window) {
+      window.parent.postMessage({ browsercheck: true, width: window.innerWidth, lines: lines }, "*");
+    } else {
+      var pre = document.createElement("pre");
+      pre.id = "browsercheck-report";
+      pre.textContent = "\n" + lines.join("\n") + "\n";
+      (document.body || document.documentElement).appendChild(pre);
+    }
+  }
+  // Images and styles are in by the load event; a moment more for late script errors.
+  window.addEventListener("load", function () { setTimeout(report, 200); });
+})();

@@ -1,0 +1,196 @@
+#!/bin/sh
+# browsercheck.sh -- renders every page of the HTML book in headless Chromium and checks what a
+# reader would see; saves screenshots of every page at desktop and phone width.
+#
+#   scripts/check/browsercheck.sh DIR [SHOTS]
+#
+# For every DIR/*.html it fails (exit 1, one line per problem: "PAGE: what is wrong") on
+#   - a page that does not load, or whose check does not finish (CHECK_TIMEOUT seconds, default 60);
+#   - a script error, a resource (image, stylesheet, script) that fails to load, a console.error;
+#   - a broken link or anchor: #id within the page, page.html and page.html#id across pages (the
+#     contents, previous/next, chunk cross-references and the indexes are all such links), a link
+#     to a file that is not in DIR, a link out of DIR by file path, an id used twice;
+#   - a missing image, or one without alt text;
+#   - text wider than the page at phone width (390 px) or desktop width (1280 px), or a page that
+#     scrolls sideways; code blocks (pre) and tables may scroll instead;
+#   - Markdown that pandoc left unparsed in the text ({#id}, {.class}, {{directive}});
+#   - a chapter page (NN-slug.html) without the book's contents, previous and next links, or the
+#     indexes of chunks and identifiers.
+# With SHOTS, it saves SHOTS/NAME-desktop.png (1280 px wide) and SHOTS/NAME-phone.png (390 px),
+# each of the whole page. Exit 0: all pages pass; 1: a problem; 2: bad usage or no Chromium.
+#
+# How: DIR is copied to a scratch folder, and each copy gets scripts/browsercheck.js as its first
+# script. A small harness page loads the copy in two iframes, 390 and 1280 px wide (headless
+# Chromium will not make its window narrower than 500 px, but an iframe is exactly as wide as
+# asked); the script reports its findings to the harness, and Chromium's --dump-dom prints them.
+# Links to other pages are checked here, against the ids each page reports. Nothing needs the
+# network, and DIR itself is not touched.
+set -u
+usage() {
+    echo "usage: scripts/check/browsercheck.sh DIR [SHOTS]" >&2
+    exit 2
+}
+[ $# -eq 1 ] || [ $# -eq 2 ] || usage
+dir=${1%/}
+shots=${2:-}
+CHROMIUM=${CHROMIUM:-chromium}
+CHECK_TIMEOUT=${CHECK_TIMEOUT:-60}
+PHONE=390
+DESKTOP=1280
+MAXHEIGHT=16000
+js=$(dirname "$0")/browsercheck.js
+
+[ -d "$dir" ] || { echo "browsercheck: $dir: no such folder" >&2; exit 2; }
+[ -r "$js" ] || { echo "browsercheck: $js: missing" >&2; exit 2; }
+command -v "$CHROMIUM" >/dev/null 2>&1 || { echo "browsercheck: no $CHROMIUM (make deps installs it)" >&2; exit 2; }
+pages=$(cd "$dir" && ls -1 | grep '\.html$' | LC_ALL=C sort)
+[ -n "$pages" ] || { echo "browsercheck: $dir: no pages (*.html)" >&2; exit 1; }
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/browsercheck.XXXXXX") || exit 2
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 1' HUP INT TERM
+site=$scratch/site
+mkdir -p "$site" "$scratch/profile" "$scratch/found" || exit 2
+cp -R "$dir/." "$site/" || exit 2
+cp "$js" "$site/__browsercheck.js" || exit 2
+[ -z "$shots" ] || mkdir -p "$shots" || exit 2
+
+# chromium OUTFILE ERRFILE ARGS...: one headless run, with no network, a fresh profile and its
+# own TMPDIR (a run killed by the timeout leaves its temporary files there, removed with the rest).
+chromium() {
+    o=$1 e=$2
+    shift 2
+    rm -rf "$scratch/profile"
+    mkdir -p "$scratch/profile" "$scratch/tmp"
+    TMPDIR=$scratch/tmp timeout -k 5 "$CHECK_TIMEOUT" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+        --no-first-run --disable-background-networking --disable-component-update --disable-sync \
+        --disable-extensions --mute-audio --hide-scrollbars --user-data-dir="$scratch/profile" \
+        "$@" >"$o" 2>"$e" </dev/null
+}
+
+problems=$scratch/problems
+: >"$problems"
+say() { printf '%s: %s\n' "$1" "$2" >>"$problems"; }
+
+for p in $pages; do
+    case $p in
+    *[!A-Za-z0-9._-]*) say "$p" "a page name with characters other than letters, digits and ._- (links to it need escaping)"; continue ;;
+    esac
+    # The check script goes first into <head>, before anything that could fail.
+    awk 'done == 0 && match(tolower($0), /<head[^>]*>/) {
+             $0 = substr($0, 1, RSTART + RLENGTH - 1) "<script src=\"__browsercheck.js\"></script>" substr($0, RSTART + RLENGTH)
+             done = 1
+         }
+         { print }
+         END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" || {
+        say "$p" "no <head> element: the page is not a complete HTML document"
+        continue
+    }
+    cat >"$site/__check__$p" <<EOF
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><style>html, body { margin: 0; } iframe { border: 0; display: block; }</style></head>
+<body><pre id="report"></pre>
+<script>
+var widths = [$PHONE, $DESKTOP], frames = [], got = [], left = widths.length;
+function finish() {
+  var out = ["BEGIN-BROWSERCHECK"];
+  widths.forEach(function (w, i) {
+    if (got[i]) got[i].forEach(function (l) { out.push(w + " " + l); });
+    else out.push(w + " problem the page did not finish loading, or a script stopped it before its check ran");
+  });
+  out.push("END-BROWSERCHECK");
+  document.getElementById("report").textContent = "\n" + out.join("\n") + "\n";
+}
+window.addEventListener("message", function (e) {
+  var i = frames.findIndex(function (f) { return f.contentWindow === e.source; });
+  if (i < 0 || !e.data || !e.data.browsercheck || got[i]) return;
+  got[i] = e.data.lines;
+  if (--left === 0) finish();
+});
+widths.forEach(function (w) {
+  var f = document.createElement("iframe");
+  f.width = w; f.height = 900; f.src = "$p";
+  frames.push(f);
+  document.body.appendChild(f);
+});
+setTimeout(finish, 20000);
+</script></body></html>
+EOF
+    chromium "$scratch/dom" "$scratch/err" --window-size=1280,900 --virtual-time-budget=30000 \
+        --enable-logging=stderr --v=0 --dump-dom "file://$site/__check__$p"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            say "$p" "did not load: Chromium did not finish in $CHECK_TIMEOUT s (a script that never ends?)"
+        else
+            say "$p" "did not load: Chromium failed (exit $rc): $(grep -v '^/usr/bin/chromium:' "$scratch/err" | grep -iv 'dbus\|vaapi\|sandbox' | tail -n 3 | tr '\n' ' ')"
+        fi
+        continue
+    fi
+    # The report, with the entities --dump-dom writes in text decoded.
+    awk '/^END-BROWSERCHECK/ { on = 0 } on { print } /^BEGIN-BROWSERCHECK/ { on = 1 }' "$scratch/dom" |
+        sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&nbsp;/ /g; s/&amp;/\&/g' >"$scratch/found/$p"
+    [ -s "$scratch/found/$p" ] || { say "$p" "did not load: no report from the check (Chromium printed no page)"; continue; }
+    # What Chromium itself refused (a script cannot see these): its console on stderr.
+    sed -n 's/.*:CONSOLE[^]]*\] "\(\(Refused to\|Not allowed to load\|Failed to load resource\)[^"]*\)".*/console error: \1/p' "$scratch/err" |
+        sort -u | while IFS= read -r l; do say "$p" "$l"; done
+    sed -n 's/^[0-9]* problem //p' "$scratch/found/$p" | awk '!seen[$0]++' | while IFS= read -r l; do say "$p" "$l"; done
+    sed -n "s/^$DESKTOP id //p" "$scratch/found/$p" >"$scratch/found/$p.ids"
+done
+
+# Links across pages: the file exists in DIR, and a page that is linked with #id has that id.
+for p in $pages; do
+    [ -f "$scratch/found/$p" ] || continue
+    sed -n "s/^$DESKTOP link //p" "$scratch/found/$p" | LC_ALL=C sort -u | while read -r target frag; do
+        if [ ! -e "$dir/$target" ]; then
+            if [ "$frag" = - ]; then l=$target; else l=$target#$frag; fi
+            say "$p" "broken link: $l: $target is not a file of the book ($dir/$target does not exist)"
+        elif [ "$frag" != - ]; then
+            case $target in
+            *.html)
+                if [ -f "$scratch/found/$target.ids" ]; then
+                    grep -qxF -e "$frag" "$scratch/found/$target.ids" ||
+                        say "$p" "broken anchor: link to $target#$frag, but $target has no id \"$frag\""
+                fi
+                ;;
+            esac
+        fi
+    done
+done
+
+# Screenshots of the whole page (the height each width reported), through a harness again.
+if [ -n "$shots" ]; then
+    for p in $pages; do
+        [ -f "$scratch/found/$p" ] || continue
+        name=${p%.html}
+        for kind in desktop phone; do
+            if [ $kind = desktop ]; then w=$DESKTOP; else w=$PHONE; fi
+            h=$(sed -n "s/^$w height //p" "$scratch/found/$p" | head -n 1)
+            case $h in '' | *[!0-9]*) h=900 ;; esac
+            [ "$h" -ge 200 ] || h=200
+            [ "$h" -le $MAXHEIGHT ] || h=$MAXHEIGHT
+            cat >"$site/__shot__$p" <<EOF
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><style>html, body { margin: 0; overflow: hidden; } iframe { border: 0; display: block; }</style></head>
+<body><iframe src="$p" width="$w" height="$h"></iframe></body></html>
+EOF
+            rm -f "$shots/$name-$kind.png"
+            chromium "$scratch/out" "$scratch/err" --window-size="$w,$h" --virtual-time-budget=5000 \
+                --screenshot="$scratch/shot.png" "file://$site/__shot__$p"
+            if [ -s "$scratch/shot.png" ]; then
+                mv "$scratch/shot.png" "$shots/$name-$kind.png"
+            else
+                say "$p" "Chromium made no $kind screenshot"
+            fi
+        done
+    done
+fi
+
+n=$(echo "$pages" | wc -l)
+if [ -s "$problems" ]; then
+    LC_ALL=C sort -s -t: -k1,1 "$problems"
+    echo "browsercheck: $(wc -l <"$problems") problem(s) in $n page(s) of $dir" >&2
+    exit 1
+fi
+echo "browsercheck: $n page(s) of $dir pass${shots:+; screenshots in $shots}"
+exit 0

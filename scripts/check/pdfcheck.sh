@@ -1,0 +1,127 @@
+#!/bin/sh
+# pdfcheck.sh -- checks the PDF book as a reader would see it, and the LaTeX run that made it.
+#
+#   scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]
+#
+# (default: build/book.pdf build/pdf/book.log build/pdf/book.tex build/pdfpages). It fails (exit 1,
+# one line per problem: "FILE: what is wrong") on
+#   - a page that poppler cannot render: every page is rendered to PAGES/page-N.png (low resolution);
+#   - an Overfull \hbox more than 5pt too wide (OVERFULL_PT) in the xelatex LOG, with its lines in
+#     the LaTeX source; a character missing from its font; an undefined reference; a LaTeX error.
+#     (An Overfull \vbox, a page a little too full, happens where a code block that is split
+#     across pages holds a long wrapped line; it is only noted on stderr.)
+#   - text that runs into the margin or off the page: any word of the PDF further than 5pt outside
+#     the text area (book/preamble.tex writes the text area into the LOG; without it, the page);
+#     a code line that does not wrap shows up here, as fancyvrb does not report it as overfull;
+#   - CUDA code that lost its highlighting: in TEX, a Highlighting environment in which a line of
+#     CUDA source (a __global__ function, threadIdx., blockIdx., __syncthreads() ...) is set as
+#     plain \NormalTok text, or a book with code but no \KeywordTok/\BuiltInTok for CUDA at all.
+# Exit 0: the PDF passes; 1: a problem; 2: bad usage or missing tools.
+set -u
+[ $# -eq 0 ] || [ $# -eq 4 ] || { echo "usage: scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]" >&2; exit 2; }
+pdf=${1:-build/book.pdf}
+log=${2:-build/pdf/book.log}
+tex=${3:-build/pdf/book.tex}
+pages=${4:-build/pdfpages}
+OVERFULL_PT=${OVERFULL_PT:-5}
+MARGIN_PT=${MARGIN_PT:-5}
+for t in pdfinfo pdftoppm pdftotext; do
+    command -v $t >/dev/null 2>&1 || { echo "pdfcheck: no $t (poppler-utils; make deps installs it)" >&2; exit 2; }
+done
+for f in "$pdf" "$log" "$tex"; do
+    [ -r "$f" ] || { echo "pdfcheck: $f: cannot read it (make weave builds it)" >&2; exit 2; }
+done
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/pdfcheck.XXXXXX") || exit 2
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 1' HUP INT TERM
+problems=$scratch/problems
+: >"$problems"
+internal() { echo "pdfcheck: internal error while $1" >&2; exit 2; }
+
+# 1. Every page renders.
+if ! pdfinfo "$pdf" >"$scratch/info" 2>"$scratch/err"; then
+    echo "$pdf: not a PDF that poppler can read: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
+    n=0
+else
+    n=$(sed -n 's/^Pages: *//p' "$scratch/info")
+    [ "${n:-0}" -gt 0 ] || echo "$pdf: has no pages" >>"$problems"
+fi
+rm -rf "$pages"
+mkdir -p "$pages" || exit 2
+if [ "${n:-0}" -gt 0 ]; then
+    if ! pdftoppm -r 30 -png "$pdf" "$pages/page" 2>"$scratch/err"; then
+        echo "$pdf: pdftoppm failed: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
+    fi
+    grep -i 'error' "$scratch/err" | head -n 5 | sed "s|^|$pdf: pdftoppm: |" >>"$problems"
+    made=$(find "$pages" -name 'page-*.png' -size +0 | wc -l)
+    [ "$made" -eq "$n" ] || echo "$pdf: rendered $made of its $n pages (in $pages)" >>"$problems"
+fi
+
+# 2. The LaTeX log: overfull boxes, missing glyphs, undefined references.
+awk -v logf="$log" -v limit="$OVERFULL_PT" '
+    /^Overfull \\vbox \([0-9.]+pt too high\)/ { printf "pdfcheck: note: %s: %s\n", logf, $0 > "/dev/stderr" }
+    /^Overfull \\hbox \([0-9.]+pt too wide\)/ {
+        s = $0; sub(/^[^(]*\(/, "", s); sub(/pt.*/, "", s)
+        if (s + 0 > limit + 0) {
+            where = $0; sub(/^Overfull \\hbox \([^)]*\) */, "", where)
+            getline text
+            printf "%s: Overfull \\hbox, %spt too wide (more than %spt) %s: %s\n", logf, s, limit, where, substr(text, 1, 100)
+        }
+    }
+    /^Missing character: There is no / { if (!seen[$0]++) printf "%s: %s\n", logf, $0 }
+    /^LaTeX Warning: Reference .* undefined/ { printf "%s: %s\n", logf, $0 }
+    /^! / { printf "%s: a LaTeX error: %s\n", logf, $0 }
+' "$log" >>"$problems" || internal "reading $log"
+
+# 3. Text outside the text area, from the words poppler finds on each page (in bp; TeX pt in the log).
+area=$(sed -n 's/^pdfcheck: text area from \([0-9.]*\)pt to \([0-9.]*\)pt.*/\1 \2/p' "$log" | tail -n 1)
+pdftotext -bbox "$pdf" "$scratch/words.html" 2>/dev/null || echo "$pdf: pdftotext -bbox failed" >>"$problems"
+[ -f "$scratch/words.html" ] && awk -v pdf="$pdf" -v area="$area" -v slack="$MARGIN_PT" '
+    function attr(s, name,   r) {
+        if (!match(s, name "=\"[-0-9.]+\"")) return ""
+        r = substr(s, RSTART + length(name) + 2, RLENGTH - length(name) - 3)
+        return r + 0
+    }
+    BEGIN {
+        if (area != "") { split(area, a, " "); left = a[1] * 72 / 72.27; right = a[2] * 72 / 72.27 }
+    }
+    /<page / {
+        page++
+        w = attr($0, "width")
+        lo = area != "" ? left - slack : 0
+        hi = area != "" ? right + slack : w
+    }
+    /<word / {
+        x0 = attr($0, "xMin"); x1 = attr($0, "xMax")
+        t = $0; sub(/^[^>]*>/, "", t); sub(/<\/word>.*/, "", t)
+        gsub(/&quot;/, "\"", t); gsub(/&lt;/, "<", t); gsub(/&gt;/, ">", t); gsub(/&amp;/, "\\&", t)
+        if ((x1 > hi || x0 < lo) && found < 10) {
+            found++
+            printf "%s: page %d: \"%s\" runs %s (x from %.0f to %.0f bp; the %s from %.0f to %.0f, the page %.0f wide)\n", \
+                pdf, page, substr(t, 1, 40), (x1 > w || x0 < 0) ? "off the page" : "into the margin", x0, x1, \
+                area != "" ? "text area" : "page", lo + slack, hi - slack, w
+        }
+    }
+' "$scratch/words.html" >>"$problems" || internal "reading the words of $pdf"
+
+# 4. CUDA highlighting in the LaTeX source.
+awk -v tex="$tex" '
+    /\\begin\{Highlighting\}/ { in_hl = 1; blocks++; next }
+    /\\end\{Highlighting\}/ { in_hl = 0; next }
+    in_hl && /\\(KeywordTok|BuiltInTok)\{(\\_\\_(global|device|shared|syncthreads)|threadIdx|blockIdx|blockDim|atomic)/ { cuda++ }
+    in_hl && /\\NormalTok\{[^}]*(\\_\\_global\\_\\_ void|threadIdx\.|blockIdx\.|blockDim\.|\\_\\_syncthreads\(\))/ {
+        if (lost++ < 5) printf "%s:%d: CUDA code without its highlighting (plain \\NormalTok): %s\n", tex, NR, substr($0, 1, 100)
+    }
+    END {
+        if (blocks > 0 && cuda == 0)
+            printf "%s: %d code blocks, but no CUDA keyword or builtin is highlighted (no \\KeywordTok{\\_\\_global\\_\\_}, \\BuiltInTok{threadIdx} ...): is book/cuda.xml in use?\n", tex, blocks
+    }
+' "$tex" >>"$problems" || internal "reading $tex"
+
+if [ -s "$problems" ]; then
+    cat "$problems"
+    echo "pdfcheck: $(wc -l <"$problems") problem(s) in $pdf" >&2
+    exit 1
+fi
+echo "pdfcheck: $pdf passes: ${n:-0} pages rendered into $pages, no overfull lines, no text outside the text area, CUDA highlighted"
+exit 0

@@ -1,0 +1,219 @@
+#!/bin/sh
+# run.sh -- make run: runs every tangled program and shell session on this machine's GPU and writes
+# measurements/SET/NAME.rec as notes/design.md ("Record format") says.
+#
+# Environment (the Makefile's run target passes it): MAKE (make), TANGLED (tangled), MEASUREMENTS
+# (measurements), GPU (the set's name; empty: from the GPU's name), RUNS (5), TIMEOUT (seconds per run,
+# 120), FORCE (1: run everything), ONLY (names: run just those), NVCC (nvcc), GPUINFO (a command printing
+# the provenance lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi).
+# The programs are built by `make programs ARCH=native` into build/bin and run there; run.sh's own files
+# live in build/run. Needs GNU coreutils (timeout, sha256sum, date +%N), iconv, awk, and bash for sessions.
+# shellcheck disable=SC3013 # test -nt: dash, bash and busybox have it
+set -u
+export LC_ALL=C
+MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-measurements} GPU=${GPU:-}
+RUNS=${RUNS:-5} TIMEOUT=${TIMEOUT:-120} FORCE=${FORCE:-} ONLY=${ONLY:-} NVCC=${NVCC:-nvcc} GPUINFO=${GPUINFO:-}
+HERE=$(dirname "$0") BIN=$(pwd)/build/bin WORK=$(pwd)/build/run
+NL='
+'
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+case $RUNS in '' | *[!0-9]* | 0*) die "RUNS must be a positive whole number, found '$RUNS'" ;; esac
+case $TIMEOUT in '' | *[!0-9.]* | .* | *. | *.*.*) die "TIMEOUT must be a number of seconds, found '$TIMEOUT'" ;; esac
+TIMEOUT_MS=$(awk -v t="$TIMEOUT" 'BEGIN { printf "%d", t * 1000 }')
+[ "$TIMEOUT_MS" -gt 0 ] || die "TIMEOUT must be more than 0 seconds, found '$TIMEOUT'"
+case $GPU in *[!A-Za-z0-9._-]* | .*) die "GPU must be a set name of letters, digits, '.', '_' and '-', found '$GPU'" ;; esac
+[ -d "$TANGLED" ] || die "$TANGLED: no such directory (make tangle makes it)"
+mkdir -p "$WORK" "$BIN" || die "cannot create $WORK and $BIN"
+
+# ---------- what there is to run: programs first, then the sessions that run them ----------
+names='' width=4
+for f in "$TANGLED"/*.cu "$TANGLED"/*.sh; do
+	[ -f "$f" ] || continue
+	b=${f##*/} && n=${b%.*}
+	case $n in '' | .* | *[!A-Za-z0-9._-]*) die "$f: a name of letters, digits, '.', '_' and '-' expected" ;; esac
+	case " $names " in *" $n "*) die "$TANGLED/$n.cu and $n.sh would both be recorded as $n.rec" ;; esac
+	names="$names $n"
+	[ ${#n} -le $width ] || width=${#n}
+done
+for n in $ONLY; do
+	case " $names " in *" $n "*) ;; *) die "ONLY names '$n', which is no program or session in $TANGLED" ;; esac
+done
+
+# ---------- provenance, once: gpuinfo (or GPUINFO), nvidia-smi's driver and peak SM clock, nvcc ----------
+if [ -n "$GPUINFO" ]; then
+	info=$(sh -c "$GPUINFO" </dev/null) || die "GPUINFO ($GPUINFO) failed"
+else
+	if ! [ "$WORK/gpuinfo" -nt "$HERE/gpuinfo.cu" ]; then
+		"$NVCC" -arch=native -o "$WORK/gpuinfo" "$HERE/gpuinfo.cu" </dev/null || die "cannot build $HERE/gpuinfo.cu with $NVCC"
+	fi
+	info=$(timeout -k 5 60 "$WORK/gpuinfo" </dev/null) || die "$WORK/gpuinfo failed: is there a GPU and a driver?"
+	# The peak SM clock: the current one, read while nothing runs, is the idle clock.
+	smi=$(timeout -k 5 60 nvidia-smi -i 0 --query-gpu=driver_version,clocks.max.sm \
+		--format=csv,noheader,nounits 2>/dev/null </dev/null) && info="$info${NL}driver ${smi%%,*}${NL}sm_clock_mhz ${smi#*,}"
+fi
+ver=$("$NVCC" --version 2>/dev/null </dev/null | sed -n 's/.*release .*, V\([0-9][0-9.]*\).*/\1/p')
+# In the record's order; the last line of a key wins; a key nobody printed is "unknown".
+PROV=$(printf '%s\nnvcc %s\n' "$info" "$ver" | awk 'NF >= 2 && $2 != "[N/A]" { k = $1; sub(/^[^ ]+ +/, ""); v[k] = $0 }
+	END { n = split("gpu compute_capability sm_count sm_clock_mhz driver cuda_runtime nvcc", K, " ")
+	for (i = 1; i <= n; i++) print K[i], (K[i] in v ? v[K[i]] : "unknown") }' | tr -d '\000-\010\013-\037\177')
+GPUNAME=${PROV%%"$NL"*} && GPUNAME=${GPUNAME#gpu }
+[ "$GPUNAME" != unknown ] || die "the provenance names no GPU (no 'gpu NAME' line)"
+[ -n "$GPU" ] || GPU=$(echo "$GPUNAME" | sed 's/^NVIDIA //' | tr A-Z a-z | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+[ -n "$GPU" ] || die "cannot make a set name of the GPU's name '$GPUNAME'; set GPU=name"
+SET=$MEASUREMENTS/$GPU
+mkdir -p "$SET" || die "$SET: cannot create"
+# A writer killed mid-write leaves its hidden temporary file; the records themselves are intact.
+rm -f "$SET"/.*.tmp
+# A set holds one GPU's records: GPU=h200 on another GPU must not overwrite them.
+other=$(grep -h -m 1 '^gpu ' "$SET"/*.rec 2>/dev/null | grep -v -x -F "gpu $GPUNAME" | head -n 1)
+[ -z "$other" ] || die "$SET holds records of the ${other#gpu }, this machine has the $GPUNAME; choose another GPU=name"
+
+# ---------- the cache ----------
+# "\nNAME.cu HEX\n" per file of tangled/, looked up by sha.
+SUMS=$NL$(cd "$TANGLED" && sha256sum -- *.cu *.sh 2>/dev/null | sed 's/^\([0-9a-f]*\) [ *]\(.*\)$/\2 \1/')$NL
+sha() { h=${SUMS#*"$NL$1 "} && h=${h%%"$NL"*}; }
+built() { # NAME: make built build/bin/NAME from tangled/NAME.cu as it is now
+	case " $nobuild " in *" $1 "*) return 1 ;; esac
+	[ -x "$BIN/$1" ] && ! [ "$TANGLED/$1.cu" -nt "$BIN/$1" ]
+}
+
+describe() { # NAME: sets kind src cmd progs, and keys: the record's lines sha256 .. command
+	nv=${NVCC##*/}
+	if [ -f "$TANGLED/$1.cu" ]; then
+		kind=program src=$1.cu cmd=./$1 progs='' cc="$nv -arch=native -Werror all-warnings -o $1 $1.cu"
+	else
+		kind=session src=$1.sh cmd="bash $1.sh" progs='' cc="$nv -arch=native -Werror all-warnings"
+		# Each ./PROG that a command line names, in order, once: the session runs the program PROG.
+		for p in $(awk '/^[ \t]*#/ { next } { s = $0
+			while (match(s, /(^|[^A-Za-z0-9_.\/-])\.\/[A-Za-z0-9_.-]+/)) {
+				w = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH); sub(/^.*\.\//, "", w)
+				if (substr(s, 1, 1) != "/" && !(w in seen)) { seen[w]; print w } } }' "$TANGLED/$src"); do
+			[ ! -f "$TANGLED/$p.cu" ] || progs="$progs $p"
+		done
+	fi
+	sha "$src" && keys="sha256 $h"
+	for p in $progs; do sha "$p.cu" && keys="$keys${NL}uses $p.cu $h"; done
+	keys="$keys${NL}compile $cc${NL}command $cmd"
+}
+
+current() { # NAME (described): its record is complete and was made from these sources, so, on this GPU
+	[ -f "$SET/$1.rec" ] && [ "$(awk '/^(sha256|uses|compile|command|gpu) / { print } { last = $0 }
+		END { print (last ~ /^end [0-9]+$/) ? "end" : "incomplete" }' "$SET/$1.rec")" = "$keys${NL}gpu $GPUNAME${NL}end" ]
+}
+
+say() { printf "%-${width}s  %s\n" "$1" "$2"; }
+todo='' cached=0
+for n in $names; do
+	if [ -n "$ONLY" ]; then case " $ONLY " in *" $n "*) ;; *) continue ;; esac; fi
+	describe "$n"
+	if [ -z "$ONLY" ] && [ "$FORCE" != 1 ] && current "$n"; then
+		cached=$((cached + 1)) && say "$n" cached
+	else
+		todo="$todo $n"
+	fi
+done
+
+# ---------- compile: the binaries measured are the ones make builds ----------
+nobuild=''
+if [ -n "$todo" ]; then
+	# -k: a program that does not compile fails alone (below); the others are still built and measured.
+	# shellcheck disable=SC2086 # MAKE may be a command with arguments
+	{ $MAKE -k -j"$(nproc)" programs ARCH=native NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
+	# Its old binary is no binary of the source now: "make: *** [Makefile:9: build/bin/NAME] Error 1".
+	[ "$(cat "$WORK/make.rc")" = 0 ] || nobuild=$(sed -n 's|.*build/bin/\([A-Za-z0-9._-]*\)\] Error.*|\1|p' "$WORK/make.log" | tr "\n" " ")
+fi
+
+# ---------- the runs ----------
+# A run of a session: each command line on its own in a fresh bash with pipefail, its output in
+# $2.C.o and $2.C.e; the first command that fails ends the run with its status.
+DRIVER='i=0; while IFS= read -r line; do i=$((i + 1)); echo "$i" >"$2.cur"
+	bash -o pipefail -c "$line" >"$2.$i.o" 2>"$2.$i.e" </dev/null || exit; done <"$1"'
+# A stream of a run as record lines: at most 10000 lines and 4 MiB kept, CR before LF dropped, no
+# invalid UTF-8, control characters but tab as '?'.
+LIMIT='{ sub(/\r$/, "") } n >= 10000 || b + length($0) + 1 > 4194304 { more++; next } { n++; b += length($0) + 1; print }
+	END { if (more) print "[record: " more " more lines not kept]" }'
+SANE='{ gsub(/[\001-\010\013-\037\177]|\302[\200-\237]/, "?"); print p " " $0 }'
+stream() { # o|e FILE
+	[ ! -s "$2" ] || tr '\000' '?' <"$2" | awk "$LIMIT" | iconv -f UTF-8 -t UTF-8 -c 2>/dev/null | awk -v p="$1" "$SANE"
+}
+why() { # STATUS MS: what ended a run; timeout says 124 (137 after -k) when it fired, which takes TIMEOUT
+	if { [ "$1" = 124 ] || [ "$1" = 137 ]; } && [ "$2" -ge "$TIMEOUT_MS" ]; then
+		echo "timed out after ${TIMEOUT}s"
+	elif [ "$1" -gt 128 ] && s=$(kill -l "$1" 2>/dev/null); then
+		echo "killed by signal $s"
+	else
+		echo "exit status $1"
+	fi
+}
+secs() { r=$(($1 / 1000)).$(printf %03d $(($1 % 1000))); } # MS -> r: seconds with 3 decimals
+ran=0 failed=''
+fail() { # WHY FILE...: NAME failed; the end of the files says why
+	failed="$failed $n" && echo "FAILED: $1"
+	shift
+	for f; do [ ! -s "$f" ] || tail -n 20 "$f" | sed 's/^/    | /'; done
+	[ ! -f "$SET/$n.rec" ] || echo "    the previous record $SET/$n.rec is kept"
+}
+child=
+trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; fi; rm -f "$SET"/.*.tmp; echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
+
+for n in $todo; do
+	describe "$n"
+	printf "%-${width}s  " "$n"
+	O=$WORK/out && rm -rf "$O" && mkdir "$O" || die "cannot create $O"
+	if [ $kind = program ]; then
+		runs=$RUNS && echo "./$n" >"$WORK/cmds"
+		built "$n" || { fail "does not compile: $cc"; continue; }
+	else
+		runs=$(awk -v def="$RUNS" -v cmds="$WORK/cmds" 'BEGIN { printf "" >cmds; r = def }
+			/^[ \t]*#[ \t]*runs:/ { r = $0; sub(/^[ \t]*#[ \t]*runs:[ \t]*/, "", r); sub(/[ \t]+$/, "", r); if (r !~ /^[1-9][0-9]*$/) r = "bad" }
+			/^[ \t]*(#|$)/ { next } { sub(/\r$/, ""); print >cmds } END { print r }' "$TANGLED/$src")
+		[ "$runs" != bad ] || { fail "its '# runs: N' line needs a positive whole number N"; continue; }
+		bad= && for p in $progs; do built "$p" || bad="$bad $p"; done
+		[ -z "$bad" ] || { fail "needs$bad, which does not compile"; continue; }
+	fi
+	date=$(date -u +%Y-%m-%dT%H:%M:%SZ) walls='' total=0 i=1 st=0
+	while [ $i -le "$runs" ]; do
+		start=$(date +%s%3N)
+		if [ $kind = program ]; then
+			(cd "$BIN" && exec timeout -k 5 "$TIMEOUT" "./$n") >"$O/$i.1.o" 2>"$O/$i.1.e" </dev/null &
+		else
+			(cd "$BIN" && exec timeout -k 5 "$TIMEOUT" bash -c "$DRIVER" session "$WORK/cmds" "$O/$i") </dev/null &
+		fi
+		# In the background, so that a signal to run.sh reaches timeout and, through it, the program.
+		child=$! && wait "$child" 2>/dev/null
+		st=$? child='' ms=$(($(date +%s%3N) - start))
+		[ "$st" = 0 ] || break
+		secs "$ms" && walls="$walls $r" total=$((total + ms)) i=$((i + 1))
+	done
+	if [ "$st" != 0 ]; then
+		c=1 && [ $kind = program ] || c=$(cat "$O/$i.cur" 2>/dev/null || echo 1)
+		at= && [ $kind = program ] || at=", at \$ $(sed -n "${c}p" "$WORK/cmds")"
+		fail "$(why "$st" "$ms") in run $i$at" "$O/$i.$c.o" "$O/$i.$c.e"
+		continue
+	fi
+	tmp=$SET/.$n.rec.tmp
+	{
+		echo "# $n.rec -- written by make run; measure it again with make run ONLY=$n, never edit it by hand"
+		printf 'name %s\nkind %s\nsource %s\n%s\n%s\ndate %s\n' "$n" $kind "$src" "$keys" "$PROV" "$date"
+		i=1 && for w in $walls; do
+			echo "run $i exit 0 wall_s $w"
+			c=0 && while IFS= read -r line; do
+				c=$((c + 1))
+				[ $kind = program ] || printf '$ %s\n' "$line"
+				stream o "$O/$i.$c.o"; stream e "$O/$i.$c.e"
+			done <"$WORK/cmds"
+			i=$((i + 1))
+		done
+		echo "end $runs"
+	} >"$tmp" && mv -f "$tmp" "$SET/$n.rec" || { rm -f "$tmp"; fail "cannot write $SET/$n.rec"; continue; }
+	secs "$total" && ran=$((ran + 1)) && printf '%d runs  %8s s\n' "$runs" "$r"
+done
+
+# shellcheck disable=SC2086 # names: no blanks
+set -- $failed
+if [ $# -gt 0 ]; then
+	echo "run: $ran ran, $cached cached, $# failed:$failed (in $SET)"
+	exit 1
+fi
+echo "run: $ran ran, $cached cached, 0 failed (in $SET)"
