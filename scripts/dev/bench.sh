@@ -20,7 +20,7 @@ row() {  # row LABEL TARGET...: run make TARGET..., print a table row
     shift
     : >"$log"
     start=$(date +%s.%N)
-    make -C "$work/proj" "$@" >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
+    make -j"$(nproc)" -C "$work/proj" "$@" >"$work/make.log" 2>    make -C "$work/proj" "$@" >"$work/make.log" 2>&11 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
     end=$(date +%s.%N)
     printf '| %s | %.1f s | %d | %d | %d |\n' "$label" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
         "$(grep -c '^nvcc$' "$log")" "$(grep -c '^pandoc$' "$log")" "$(grep -c '^xelatex$' "$log")"
@@ -32,7 +32,7 @@ table=$work/bench.md
     echo "# Build benchmark"
     echo
     echo "Measured by \`make bench\` (scripts/dev/bench.sh) on $(nproc) cores, $(date -u +%Y-%m-%d)."
-    echo "Each row runs make on a copy of the project and counts the tools it started;"
+    echo "Each row runs make -j$(nproc) on a copy of the project and counts the tools it started;"
     echo "\`make\` weaves the site and the PDF, \`make html\` the site alone."
     echo
     echo "| build | wall time | nvcc | pandoc | TeX (xelatex) |"
