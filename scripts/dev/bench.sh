@@ -20,7 +20,7 @@ row() {  # row LABEL TARGET...: run make TARGET..., print a table row
     shift
     : >"$log"
     start=$(date +%s.%N)
-    make -j"$(nproc)" -C "$work/proj" "$@" >"$work/make.log" 2>    make -C "$work/proj" "$@" >"$work/make.log" 2>&11 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
+    make -j"$(nproc)" -C "$work/proj" "$@" >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
     end=$(date +%s.%N)
     printf '| %s | %.1f s | %d | %d | %d |\n' "$label" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
         "$(grep -c '^nvcc$' "$log")" "$(grep -c '^pandoc$' "$log")" "$(grep -c '^xelatex$' "$log")"
