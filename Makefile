@@ -10,14 +10,41 @@ SHELL := /bin/bash
 
 CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
 SLUGS := $(basename $(notdir $(CHAPTERS)))
+# Names reach rules and recipes as they are, so a name that make or the shell would read as syntax
+# is refused here, before any rule is read: $(call unsafe,TEXT,CHARS) is what TEXT holds besides CHARS.
+lower := a b c d e f g h i j k l m n o p q r s t u v w x y z
+upper := A B C D E F G H I J K L M N O P Q R S T U V W X Y Z
+digits := 0 1 2 3 4 5 6 7 8 9
+alnum := $(lower) $(upper) $(digits)
+unsafe = $(if $(2),$(call unsafe,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,99,$(2))),$(1))
+NN := $(foreach a,$(digits),$(addprefix $(a),$(digits)))
+# $(call not-chapter,NAME) is NAME unless it is book/NN-slug.nw, its slug made of a-z, 0-9 and -.
+not-chapter = $(if $(and $(filter $(NN:%=book/%-%.nw),$(filter-out $(NN:%=book/%-.nw),$(1))),$(if \
+                $(call unsafe,$(patsubst book/%.nw,%,$(1)),$(lower) $(digits) -),,ok)),,$(1))
+# (the wildcard's own order, unlike CHAPTERS's sorted one, keeps the words of a name with blanks together)
+BAD := $(strip $(foreach c,$(if $(filter file,$(origin CHAPTERS)),$(wildcard book/[0-9][0-9]-*.nw),$(CHAPTERS)),\
+         $(call not-chapter,$(c))))
+ifneq ($(BAD),)
+$(error $(BAD): not a chapter name: a chapter is book/NN-slug.nw, its slug made of a-z, 0-9 and -; rename the file)
+endif
+ifeq ($(CHAPTERS),)
+ifneq ($(filter-out clean deps check bench,$(or $(MAKECMDGOALS),all)),)
+$(error book/: no chapters: a chapter is a file book/NN-slug.nw, and there is none to tangle or weave)
+endif
+endif
 MISSING := $(filter-out $(wildcard $(CHAPTERS)),$(CHAPTERS))
 ifneq ($(MISSING),)
 $(error $(MISSING): no such chapter file; CHAPTERS names it, and chapters are book/NN-slug.nw)
 endif
 GPU ?= h200
+ifneq ($(words $(GPU))$(filter .%,$(GPU))$(call unsafe,$(GPU),$(alnum) . _ -),1)
+$(error GPU=$(GPU): not a measurement set's name: GPU is one word of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.')
+endif
 SET := measurements/$(GPU)
 VALUES := build/values/$(GPU).tsv
-TANGLED := $(wildcard tangled/*)
+# A file in tangled/ with a name no root may have is a leftover for tangle.sh to remove, not a target.
+TANGLED := $(wildcard $(foreach f,$(filter tangled/%,$(wildcard tangled/*)),$(if $(filter-out .,$(suffix $f)),$(if \
+             $(call unsafe,$(basename $(notdir $f)),$(alnum) _ -)$(call unsafe,$(suffix $f),$(alnum) .),,$f))))
 PROGRAMS := $(basename $(notdir $(filter %.cu,$(TANGLED))))
 FIGURES := $(basename $(notdir $(wildcard figures/*.gp)))
 ARCH ?= sm_90

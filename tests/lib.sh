@@ -27,10 +27,10 @@ mkproject() {
     return 0
 }
 
-# The book's C tools, built for the tests into build/tests/tools (nothing outside build/tests/).
-TOOLS=$ROOT/build/tests/tools
-tools() { make -s -C "$ROOT" T=build/tests/tools $(for t in nwmarkup nwcheck cudadefs nw2md values; do
-    echo build/tests/tools/$t; done) >/dev/null || fail "cannot build the tools"; }
+# The book's C tools, built for the tests into build/tests/.tools (nothing outside build/tests/).
+TOOLS=$ROOT/build/tests/.tools
+tools() { make -s -C "$ROOT" T=build/tests/.tools $(for t in nwmarkup nwcheck cudadefs nw2md values; do
+    echo build/tests/.tools/$t; done) >/dev/null || fail "cannot build the tools"; }
 
 # A checksum of every file under a folder, to see that nothing changed.
 treesum() { (cd "$1" && find . -printf "%p %s %T@\n" | LC_ALL=C sort && find . -type f | LC_ALL=C sort | xargs -r sha256sum); }

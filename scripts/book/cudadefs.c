@@ -8,6 +8,7 @@
  *     const/constexpr/__constant__/__device__ type NAME = ..., NAME2 = ...;   constants or variables
  *     struct/class/enum NAME
  * and adds "@index defn NAME" after the line. finduses then marks the uses, noidx indexes them.
+ * The book is cut into chapters at their titles, so a chunk before a chapter's "# " title is an error.
  * usage: nwmarkup x.nw | cudadefs | finduses | noidx | nw2md
  */
 #define _POSIX_C_SOURCE 200809L
@@ -158,14 +159,20 @@ static void scan(const char *s)
 
 int main(void)
 {
-    char *line = NULL, *text = NULL;
+    char *line = NULL, *text = NULL, file[4096] = "";
     size_t cap = 0, tlen = 0, tcap = 0;
     ssize_t n;
-    int in_code = 0, start_depth = 0;
+    int in_code = 0, start_depth = 0, titled = 0, bol = 0, failed = 0;
     while ((n = getline(&line, &cap, stdin)) != -1) {
         fputs(line, stdout);
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
+        if (strncmp(line, "@file ", 6) == 0)
+            snprintf(file, sizeof file, "%s", line + 6), titled = 0;
+        titled |= bol && strncmp(line, "@text # ", 8) == 0;  /* a prose line that starts with "# " */
+        bol = strncmp(line, "@begin docs", 11) == 0 || (!in_code && strcmp(line, "@nl") == 0);
+        if (strncmp(line, "@begin code", 11) == 0 && !titled && (titled = failed = 1))
+            fprintf(stderr, "%s:1: expected a '# Title' heading before the first code chunk\n", file);
         if (strncmp(line, "@begin code", 11) == 0) {
             in_code = 1, depth = 0, in_comment = 0, tlen = 0, start_depth = 0;
         } else if (strncmp(line, "@end code", 9) == 0) {
@@ -198,5 +205,5 @@ int main(void)
         fprintf(stderr, "cudadefs: cannot read the pipeline\n");
         return 1;
     }
-    return ferror(stdout) ? 1 : 0;
+    return failed || ferror(stdout) ? 1 : 0;
 }

@@ -53,6 +53,8 @@ local function fatal(msg) io.stderr:write('directives.lua: ' .. msg .. '\n'); os
 -- ---- The values table (design.md), read when a directive first needs it ----------------------
 local T, values_path    -- T = { set = {KEY = VALUE}, rec = {NAME = record}, names = {NAME, ...} }
 local ESCAPES = { ['\\'] = '\\', t = '\t', n = '\n' }
+local BIDI = {}   -- the bidirectional controls U+202A..202E, U+2066..2069, which reorder text: U+FFFD
+for c = 0x202A, 0x2069 do BIDI[utf8.char(c)] = (c <= 0x202E or c >= 0x2066) and '\u{FFFD}' or nil end
 
 local function tbl()
   if T then return T end
@@ -62,6 +64,7 @@ local function tbl()
   T = { set = {}, rec = {}, names = {} }
   for l in f:lines() do
     local row = {}
+    l = l:gsub('\xE2[\x80\x81].', BIDI)
     for field in (l .. '\t'):gmatch('([^\t]*)\t') do row[#row + 1] = field:gsub('\\(.)', ESCAPES) end
     local kind, r = row[1], T.rec[row[2]]
     if kind == 'set' then
@@ -97,7 +100,7 @@ end
 --   directive := claim SIDE CMP SIDE | output NAME | runs NAME | records | PROV | SIDE
 --   SIDE := TERM {(* | /) TERM}      CMP := < <= > >= ==      (operators stand between blanks)
 --   TERM := NUMBER | REF | min(REF) | max(REF)      REF := NAME:L.N | NAME: LABEL | NAME: LABEL #K
--- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio).
+-- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio, whose two terms are its sides).
 local PROV = { gpu = 'gpu', sm_count = 'sm_count', driver = 'driver', cuda = 'cuda_runtime', nvcc = 'nvcc',
                date = 'date' }
 local CMP = { ['<'] = function(a, b) return a < b end, ['<='] = function(a, b) return a <= b end,
@@ -165,7 +168,9 @@ local function parse_directive(inner)
   local side = parse_side(tokens, 1, #tokens, 'the value')
   local a, b = side.terms[1], side.terms[2]
   if #side.terms == 1 and a.name then return { kind = 'value', a = a } end
-  if #side.terms == 2 and side.ops[2] == '/' and a.name and b.name then return { kind = 'ratio', side = side } end
+  if #side.terms == 2 and side.ops[2] == '/' and a.name and b.name then
+    return { kind = 'ratio', lhs = { terms = { a }, ops = {} }, rhs = { terms = { b }, ops = {} } }
+  end
   fail("expected REF, min(REF), max(REF) or REF / REF, found '" .. s .. "'")
 end
 
@@ -214,33 +219,52 @@ local function ratio_text(x)
   return (math.abs(tonumber(round(1))) < 10 and round(1) or round(0)) .. ' times'
 end
 
--- A SIDE's value and how it reads ("hist:1.2 (4.31 ms) * 2"); nil when a record is missing (its
--- own warning says so). `what` (the claim, the ratio) names the whole in messages.
-local function eval_side(side, loc, what)
-  local acc, shown, missing = nil, {}, false
+-- The units of values.c: each is a factor times the base unit of its kind.
+local UNITS = { s = { 's', 1 }, ms = { 's', 1e-3 }, us = { 's', 1e-6 }, ns = { 's', 1e-9 }, MHz = { 'Hz', 1e6 },
+                GHz = { 'Hz', 1e9 }, ['GB/s'] = { 'B/s', 1e9 }, ['TB/s'] = { 'B/s', 1e12 }, ['%'] = { '%', 1 } }
+
+-- A SIDE's value, how it reads ("hist:1.2 (4.31 ms) * 2 [= 8.62 ms]"), its unit and whether it is
+-- numbers alone; nil when a record is missing (its own warning says so). A value is taken in the unit
+-- of its kind that the directive names first (units: kind -> that unit); `what` names the whole.
+local function eval_side(side, loc, what, units)
+  local acc, shown, power, bare = 1, {}, {}, true
   for i, t in ipairs(side.terms) do
-    local x, txt = t.num, t.text
-    if not x then
-      local v = resolve(t, loc)
-      if v then x, txt = tonumber(v[t.stat]), txt .. ' (' .. value_text(v, t.stat):gsub('\u{A0}', ' ') .. ')' end
+    local x, txt, v, div = t.num, t.text, not t.num and resolve(t, loc), side.ops[i] == '/'
+    bare = bare and t.num ~= nil
+    if v then x, txt = tonumber(v[t.stat]), txt .. ' (' .. value_text(v, t.stat):gsub('\u{A0}', ' ') .. ')' end
+    if v and v.unit ~= '-' then
+      local kind, f = table.unpack(UNITS[v.unit] or { v.unit, 1 })
+      units[kind] = units[kind] or { v.unit, f }
+      x, power[kind] = x * f / units[kind][2], (power[kind] or 0) + (div and -1 or 1)
+      if units[kind][1] ~= v.unit then txt = txt:sub(1, -2) .. (' = %.4g %s)'):format(x, units[kind][1]) end
     end
-    if missing or not x then missing = true
-    elseif i == 1 then acc = x
-    elseif side.ops[i] == '*' then acc = acc * x
-    elseif x == 0 then fail(t.text .. ' is zero, so ' .. what .. ' has no value')
-    else acc = acc / x
-    end
+    if x == 0 and div then fail(t.text .. ' is zero, so ' .. what .. ' has no value') end
+    acc = acc and x and (div and acc / x or acc * x)
     shown[#shown + 1] = (i > 1 and side.ops[i] .. ' ' or '') .. txt
   end
-  if missing then return nil end
-  local s = table.concat(shown, ' ')
-  return acc, #side.terms > 1 and s .. string.format(' [= %.4g]', acc) or s
+  if not acc then return nil end
+  local unit, s = {}, table.concat(shown, ' ')
+  for kind, p in pairs(power) do if p ~= 0 then unit[#unit + 1] = units[kind][1] .. (p ~= 1 and '^' .. p or '') end end
+  table.sort(unit)
+  unit = #unit > 0 and table.concat(unit, ' ') or 'no unit'
+  return acc, #side.terms > 1 and ('%s [= %.4g %s]'):format(s, acc, unit):gsub(' no unit]$', ']') or s, unit, bare
+end
+
+-- The two sides of a claim or a ratio, in the same units; nil when a record is missing. Their units
+-- must be the same, but for a side of numbers alone, which stands in the other side's unit.
+local function eval_sides(d, loc, what)
+  local units = {}
+  local a, ls, au, abare = eval_side(d.lhs, loc, what, units)
+  local b, rs, bu, bbare = eval_side(d.rhs, loc, what, units)
+  if a and b and au ~= bu and not abare and not bbare then
+    fail(what .. "'s units do not convert into each other: " .. au .. ' against ' .. bu)
+  end
+  return a, b, ls, rs
 end
 
 -- Why a claim fails; nothing when it holds or a record is missing (whose own warning stands).
 local function check_claim(d, loc)
-  local a, ls = eval_side(d.lhs, loc, 'the claim')
-  local b, rs = eval_side(d.rhs, loc, 'the claim')
+  local a, b, ls, rs = eval_sides(d, loc, 'the claim')
   return a and b and not CMP[d.op](a, b) and 'the claim fails: ' .. ls .. ' ' .. d.op .. ' ' .. rs or nil
 end
 
@@ -286,10 +310,26 @@ local function expand_tabs(s)
   return (s:gsub('([^\t]*)\t', function(b) return b .. (' '):rep(4 - utf8.len(b) % 4) end))
 end
 
--- The console text: commands, their output, their standard error after [stderr], an exit status.
+-- s, or its first n characters and a mark of the rest.
+local function cut(s, n)
+  local len = utf8.len(s) or #s
+  return len <= n and s or ('%s [%d characters not shown]'):format(s:sub(1, utf8.offset(s, n + 1) - 1), len - n)
+end
+
+-- Lines as text, each as show(line) makes it; of more than 60, only the first 40 and the last 10
+-- around a mark, so that any record fits the page (design.md).
+local function shorten(lines, noun, show)
+  local n, out = #lines, {}
+  for i = 1, n do out[#out + 1] = (n <= 60 or i <= 40 or i > n - 10) and show(lines[i]) or nil end
+  if n > 60 then table.insert(out, 41, ('[%d %s not shown]'):format(n - 50, noun)) end
+  return table.concat(out, '\n')
+end
+
+-- The console text: commands, their output, their standard error after [stderr], an exit status;
+-- each line cut after 500 characters.
 local function console_text(r)
   local out, err = {}, {}
-  local function add(s) out[#out + 1] = expand_tabs(s) end
+  local function add(s) out[#out + 1] = s end
   local function flush()
     if #err > 0 then add('[stderr]'); for _, e in ipairs(err) do add(e) end; err = {} end
   end
@@ -304,16 +344,17 @@ local function console_text(r)
   end
   flush()
   if (r.prov.exit or '0') ~= '0' then add('[exit status ' .. r.prov.exit .. ']') end
-  return table.concat(out, '\n')
+  return shorten(out, 'lines', function(s) return expand_tabs(cut(s, 500)) end)
 end
 
--- The console block of record r (design.md, {{output NAME}}).
-local function output_block(r)
+-- The console block of record r (design.md, {{output NAME}}); TeX's log names it, and where it is.
+local function output_block(r, loc)
   if r.status == 'missing' then return pandoc.Div(pandoc.Para(not_measured(r)), pandoc.Attr('', { 'missing' })) end
   local para = List({ span(text_inlines(provenance_text(r)), 'provenance') })
   if r.status ~= 'fresh' then para:extend({ pandoc.Space(), stale_note(r) }) end
+  local where = ('record %s, %s'):format(r.name, loc.at):gsub('[^%w_./:, -]', '?')   -- as TeX can write it
   return pandoc.Div({
-    pandoc.RawBlock('latex', '\\begin{bookoutput}'),
+    pandoc.RawBlock('latex', '\\typeout{book: the output of ' .. where .. '}\n\\begin{bookoutput}'),
     pandoc.CodeBlock(console_text(r), pandoc.Attr('', { 'console' })),
     pandoc.RawBlock('latex', '\\bookprovenance'),
     pandoc.Para(para),
@@ -321,10 +362,13 @@ local function output_block(r)
   }, pandoc.Attr('', { 'output', r.status ~= 'fresh' and 'stale' or nil }))
 end
 
--- A record's values, one a line in aligned columns: NAME:L.N, label, median, minimum, maximum, unit.
+-- A record's values, one a line in aligned columns: NAME:L.N, label (cut at 40 characters), median,
+-- minimum, maximum, unit.
 local function values_text(r)
   local rows, width = { { 'value', 'label', 'median', 'min', 'max', 'unit' } }, {}
-  for _, v in ipairs(r.values) do rows[#rows + 1] = { r.name .. ':' .. v.pos, v.label, v.med, v.min, v.max, v.unit } end
+  for _, v in ipairs(r.values) do
+    rows[#rows + 1] = { r.name .. ':' .. v.pos, cut(v.label, 40), v.med, v.min, v.max, v.unit }
+  end
   for i = 1, #rows do
     for c, s in ipairs(rows[i]) do width[c] = math.max(width[c] or 0, utf8.len(s)) end
   end
@@ -335,7 +379,7 @@ local function values_text(r)
     end
     rows[i] = table.concat(row, '  ')
   end
-  return table.concat(rows, '\n')
+  return shorten(rows, 'values', tostring)
 end
 
 -- Every record of the set (design.md, {{records}}): each one's heading, stale note, console and values.
@@ -353,7 +397,7 @@ local function records_blocks(loc)
     local r = record(name, loc)
     out:insert(pandoc.Header(2, { pandoc.Code(name) }, pandoc.Attr('record-' .. name)))
     if r.status == 'stale' then out:insert(pandoc.Para({ stale_note(r) })) end
-    out:insert(output_block(r))
+    out:insert(output_block(r, loc))
     if #r.values > 0 then out:insert(pandoc.CodeBlock(values_text(r), pandoc.Attr('', { 'values' }))) end
   end
   return out
@@ -365,7 +409,7 @@ local function expand(d, loc, para)
     fail((d.kind == 'output' and 'an output block' or 'the list of records')
          .. ' stands alone in its paragraph, between blank lines')
   elseif d.kind == 'output' then
-    return output_block(record(d.name, loc))
+    return output_block(record(d.name, loc), loc)
   elseif d.kind == 'records' then
     return records_blocks(loc)
   elseif d.kind == 'runs' then
@@ -383,8 +427,9 @@ local function expand(d, loc, para)
     local v = resolve(d.a, loc)
     return shown(v and value_text(v, d.a.stat), loc)
   end
-  local x = eval_side(d.side, loc, 'the ratio')
-  return shown(x and ratio_text(x), loc)
+  local a, b = eval_sides(d, loc, 'the ratio')
+  if b == 0 then fail(d.rhs.terms[1].text .. ' is zero, so the ratio has no value') end
+  return shown(a and b and ratio_text(a / b), loc)
 end
 
 -- The nodes of the directive {{inner}} and its warnings; nil after an error in it (reported alone).

@@ -3,11 +3,10 @@
 #
 #   scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf
 #
-# FIGURE.gp declares its values in "# value GROUP "caption" REF" lines and gets DATA and the other
-# variables of notes/design.md ("Figures"); an .svg is for the site, a .pdf for the PDF. A missing
-# record draws a placeholder that says what to measure, a stale one is drawn with STALE set; both
-# warn. Errors (exit 1, OUT left as it was) name the figure's line: a malformed declaration, a value
-# the table lacks, values of different units, any gnuplot error or warning.
+# The figure's declarations and variables are in notes/design.md ("Figures"); an .svg is for the
+# site, a .pdf for the PDF. A missing record draws a placeholder that says what to measure, a stale
+# one is drawn with STALE set; both warn. Errors (exit 1, OUT left as it was) name the figure's
+# line: a malformed declaration, a value the table lacks, mixed units, a gnuplot error or warning.
 set -u
 die() { echo "$*" >&2; exit 1; }
 [ $# -eq 3 ] || die "usage: scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf"
@@ -64,8 +63,7 @@ FNR == NR {
 }
 END {
     if (!err && n == 0 && !missing) bad(1, "expected comment lines \"# value GROUP \\\"caption\\\" REF\" declaring what the figure plots, found none")
-    print "gpu", gpu
-    print "groups", groups + 0
+    print "gpu", gpu; print "groups", groups + 0
     exit err
 }' "$values" "$gp" >"$tmp/facts" || exit 1
 
@@ -91,9 +89,8 @@ else
     ngroups=$(sed -n 's/^groups //p' "$tmp/facts")
     script="DATA='$tmp/data'; UNIT='$units'; GPU='$gpu'; RUNS='$runs'; NGROUPS=$ngroups; NVALUES=$nvalues; FONTSIZE=$fontsize; STALE='$stale'; load '$gp'"
 fi
-outdir=$(dirname "$out")
-mkdir -p "$outdir" || exit 1
-outtmp=$(mktemp "$outdir/.figure.XXXXXX") || exit 1
+mkdir -p "$(dirname "$out")" || exit 1
+outtmp=$(mktemp "$(dirname "$out")/.figure.XXXXXX") || exit 1
 printf '%s\nset output %s\n%s\n' "$term" "'$outtmp'" "$script" >"$tmp/run.gp"
 "${GNUPLOT:-gnuplot}" "$tmp/run.gp" </dev/null 2>"$tmp/gnuplot.err"
 rc=$?

@@ -5,8 +5,8 @@
 #
 # For each chapter book/NN-slug.nw it writes OUTDIR/NN-slug.yaml, and OUTDIR/index.yaml for the
 # front page, each replaced only when its contents change, so that editing one chapter's prose
-# rebuilds no other page unless a title changed. A title is the chapter's first "# " heading;
-# it goes into a YAML literal block, which needs no escaping, and pandoc reads it as Markdown.
+# rebuilds no other page unless a title changed. A title is the first "# " heading, before any code
+# chunk; it goes into a YAML literal block, which needs no escaping, and pandoc reads it as Markdown.
 set -eu
 out=$1
 shift
@@ -15,8 +15,9 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/navmeta.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
 
 title() {
-    t=$(sed -n 's/^# \(.*\)$/\1/p' "$1" | head -n 1 | sed 's/[[:space:]]*{[^}]*}[[:space:]]*$//')
-    [ -n "$t" ] || { echo "$1:1: expected a '# Title' heading as the chapter's title, found none" >&2; exit 1; }
+    t=$(LC_ALL=C awk '/^<<[^<= \t].*>>=[ \t]*$/ { exit }
+        sub(/^# /, "") { sub(/[[:space:]]*[{][^}]*[}][[:space:]]*$/, ""); print; exit }' "$1")
+    [ -n "$t" ] || { echo "$1:1: expected a '# Title' heading before the first code chunk, found none" >&2; exit 1; }
     printf '%s\n' "$t"
 }
 

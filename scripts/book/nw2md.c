@@ -1,52 +1,51 @@
 /* nw2md.c -- noweb backend: writes a chapter's pipeline (after finduses and noidx) as Pandoc Markdown. */
 /*
  * usage: nwmarkup CHAPTERS... | cudadefs | finduses | noidx | nw2md -c CHAPTER.nw > CHAPTER.md
- *
  * The pipeline is the whole book's, so cross-references reach other chapters; only CHAPTER is
  * written. Prose passes through (its {{directives}} are the filter's). A chunk becomes a div: its
- * header, its code (a line that uses a chunk is a link to it; the identifiers it uses are listed
- * for the filter's links) and its cross-references, from noidx. The chapter ends with an index of
- * its chunks and one of its identifiers. Author's text goes into code spans and blocks whose
- * backtick fence is longer than any run inside, so pandoc escapes it.
+ * header, its code (a line that uses a chunk is a link to it; the identifiers it uses are listed for
+ * the filter's links) and its cross-references, from noidx. The chapter ends with an index of its
+ * chunks and one of its identifiers. Author's text goes into code spans and blocks, so pandoc escapes it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define IDENT "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+#define CHUNK_NAME "\u27e8%s\u27e9"  /* code_span()'s format for a chunk's name */
 
-/* A growing array of strings (the pipeline's labels), so no list is ever cut short. */
+/* A growing array of strings (lines, labels), so no list is ever cut short. */
 struct list { char **v; int n, cap; };
 
 struct chunk {               /* one code chunk, in order of appearance in the book */
     char *label, *name;
-    int file;                /* index into files[] */
+    int file;                /* index into pages */
     int num;                 /* its number within its chapter, from 1 */
     char *prev, *next;       /* labels of the previous and next part of the same name */
     struct list used_in;     /* labels of chunks that use this name */
     int root;                /* never used: a file or a top-level chunk */
 };
 
-static char **lines;
-static int nlines;
+static struct list lines;    /* the pipeline */
 static struct chunk *chunks;
 static int nchunks;
-static char **files;         /* the chapters, from @file, in order */
-static int nfiles;
+static struct list pages;    /* each chapter's page: its file name without folder and extension */
 static const char *chapter;  /* the chapter to write (-c) */
-static int here = -1;        /* its index in files[] */
+static int here = -1;        /* its index in pages */
 static unsigned char *reach; /* reach[c * nchunks + r]: chunk c ends up in root chunk r */
 
-static void *xrealloc(void *p, size_t n)
+static void *need(void *p)
 {
-    p = realloc(p, n);
     if (p == NULL) {
         fprintf(stderr, "nw2md: out of memory\n");
         exit(2);
     }
     return p;
 }
+
+static void *xrealloc(void *p, size_t n) { return need(realloc(p, n)); }
 
 static char *xstrdup(const char *s) { return strcpy(xrealloc(NULL, strlen(s) + 1), s); }
 
@@ -89,45 +88,41 @@ static size_t backticks(const char *s)
     return most;
 }
 
-/* An inline code span holding s exactly: its fence is longer than any backtick run inside, and a
- * span that starts or ends with a backtick gets a blank inside its fence. */
-static void code_span(FILE *out, const char *s)
-{
-    size_t n = backticks(s) + 1, len = strlen(s);
-    int pad = len > 0 && (s[0] == '`' || s[len - 1] == '`');
-    for (size_t i = 0; i < n; i++)
-        fputc('`', out);
-    fprintf(out, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
-    for (size_t i = 0; i < n; i++)
-        fputc('`', out);
-}
+static void fence(FILE *out, size_t n) { while (n-- > 0) fputc('`', out); }
 
-static void chunk_name(FILE *out, const char *name, const char *suffix)
+/* An inline code span holding the printf-formatted text exactly: its fence is longer than any
+ * backtick run inside, and a span that starts or ends with a backtick gets a blank inside it. */
+static void code_span(FILE *out, const char *fmt, ...)
 {
-    size_t n = strlen(name) + strlen(suffix) + 16;
-    char *s = xrealloc(NULL, n);
-    snprintf(s, n, "\u27e8%s\u27e9%s", name, suffix);
-    code_span(out, s);
+    char *s = NULL;
+    size_t len = 0;
+    FILE *text = need(open_memstream(&s, &len));
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(text, fmt, ap);
+    va_end(ap);
+    fclose(text);
+    int pad = len > 0 && (s[0] == '`' || s[len - 1] == '`');
+    fence(out, backticks(s) + 1);
+    fprintf(out, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
+    fence(out, backticks(s) + 1);
     free(s);
 }
 
-/* The page of a chapter: its file name without folder and extension. */
-static const char *slug(int file, char *buf, size_t len)
+static char *page_of(const char *file)
 {
-    const char *base = strrchr(files[file], '/');
-    snprintf(buf, len, "%s", base ? base + 1 : files[file]);
-    char *dot = strrchr(buf, '.');
+    const char *base = strrchr(file, '/');
+    char *page = xstrdup(base ? base + 1 : file), *dot = strrchr(page, '.');
     if (dot)
         *dot = '\0';
-    return buf;
+    return page;
 }
 
 /* Where a chunk is: #label in this chapter, 01-atomics.html#label in another. */
 static void href(FILE *out, int c)
 {
-    char page[256];
     if (chunks[c].file != here)
-        fprintf(out, "%s.html", slug(chunks[c].file, page, sizeof page));
+        fprintf(out, "%s.html", pages.v[chunks[c].file]);
     fprintf(out, "#%s", chunks[c].label);
 }
 
@@ -136,7 +131,6 @@ static void href(FILE *out, int c)
 static void chunk_link(FILE *out, const char *label)
 {
     int c = chunk_of_label(label);
-    char page[256];
     if (c < 0) {
         fprintf(out, "?");
         return;
@@ -144,12 +138,14 @@ static void chunk_link(FILE *out, const char *label)
     if (chunks[c].file == here)
         fprintf(out, "[%d](", chunks[c].num);
     else
-        fprintf(out, "[%d.%d](", atoi(slug(chunks[c].file, page, sizeof page)), chunks[c].num);
+        fprintf(out, "[%d.%d](", atoi(pages.v[chunks[c].file]), chunks[c].num);
     href(out, c);
     fprintf(out, ")");
 }
 
-/* Which root chunks each chunk ends up in, following "used in" from every root down. */
+/* Which root chunks each chunk ends up in, following "used in" from every root down: marks every
+ * part of c's name as in root r, then what each part uses. A part already marked is not walked
+ * again, so chunks that use each other in a cycle end the walk, each part once per root. */
 static void mark(int c, int r)
 {
     for (int i = 0; i < nchunks; i++) {
@@ -190,21 +186,19 @@ static const char *language(int c)
 
 static void read_all(void)
 {
-    struct list all = {0};
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     while ((n = getline(&line, &cap, stdin)) != -1) {
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
-        push(&all, xstrdup(line));
+        push(&lines, xstrdup(line));
     }
     if (ferror(stdin)) {
         fprintf(stderr, "nw2md: cannot read the pipeline\n");
         exit(1);
     }
     free(line);
-    lines = all.v, nlines = all.n;
 }
 
 /* First pass: the chapters, the chunks, their labels and their cross-references. */
@@ -212,19 +206,17 @@ static void collect(void)
 {
     struct chunk *c = NULL;
     int in_uses = 0, num = 0;
-    for (int i = 0; i < nlines; i++) {
-        const char *l = lines[i];
+    for (int i = 0; i < lines.n; i++) {
+        const char *l = lines.v[i];
         if (starts(l, "@file ")) {
-            files = xrealloc(files, (size_t)(nfiles + 1) * sizeof *files);
-            files[nfiles++] = (char *)l + 6;
+            if (strcmp(l + 6, chapter) == 0)
+                here = pages.n;
+            push(&pages, page_of(l + 6));
             num = 0;
         } else if (starts(l, "@begin code")) {
             chunks = xrealloc(chunks, (size_t)(nchunks + 1) * sizeof *chunks);
             c = &chunks[nchunks++];
-            memset(c, 0, sizeof *c);
-            c->name = "";
-            c->file = nfiles - 1;
-            c->num = ++num;
+            *c = (struct chunk){.name = "", .file = pages.n - 1, .num = ++num};
         } else if (starts(l, "@end code")) {
             c = NULL;
         } else if (c && starts(l, "@xref label ") && c->label == NULL) {
@@ -253,8 +245,7 @@ static void collect(void)
             chunks[i].root = chunks[f].root;
         }
     }
-    reach = xrealloc(NULL, (size_t)nchunks * (size_t)nchunks + 1);
-    memset(reach, 0, (size_t)nchunks * (size_t)nchunks + 1);
+    reach = need(calloc((size_t)nchunks * (size_t)nchunks + 1, 1));
     for (int r = 0; r < nchunks; r++)
         if (chunks[r].root && first_of_name(chunks[r].name) == r)
             mark(r, r);
@@ -276,46 +267,37 @@ static void references(FILE *out, int k, int first, struct list *defs, struct li
                        struct list *uses, struct list *uses_def)
 {
     struct chunk *c = &chunks[k];
+    const char *parts[] = {c->prev, c->next}, *say[] = {"Continues ", "Continued in "};
     int said = 0;
     fprintf(out, "\n::: chunkrefs\n");
-    if (c->prev) {
-        fprintf(out, "Continues ");
-        chunk_link(out, c->prev);
-        fprintf(out, ".");
-        said = 1;
-    }
-    if (c->next) {
-        fprintf(out, "%sContinued in ", said ? " " : "");
-        chunk_link(out, c->next);
-        fprintf(out, ".");
-        said = 1;
-    }
+    for (int p = 0; p < 2; p++)
+        if (parts[p]) {
+            fprintf(out, "%s%s", said++ ? " " : "", say[p]);
+            chunk_link(out, parts[p]);
+            fprintf(out, ".");
+        }
     if (c->used_in.n > 0 && first == k) {
-        fprintf(out, "%sUsed in", said ? " " : "");
+        fprintf(out, "%sUsed in", said++ ? " " : "");
         for (int i = 0; i < c->used_in.n; i++) {
             int u = chunk_of_label(c->used_in.v[i]);
             fprintf(out, "%s ", i ? "," : "");
             if (u >= 0)
-                chunk_name(out, chunks[u].name, "");
+                code_span(out, CHUNK_NAME, chunks[u].name);
             fprintf(out, " ");
             chunk_link(out, c->used_in.v[i]);
         }
         fprintf(out, ".");
-        said = 1;
     } else if (c->root && first == k) {
         if (language(k) && strchr(c->name, '.')) {
-            char path[512];
-            snprintf(path, sizeof path, "tangled/%s", c->name);
-            fprintf(out, "%sTangled to ", said ? " " : "");
-            code_span(out, path);
+            fprintf(out, "%sTangled to ", said++ ? " " : "");
+            code_span(out, "tangled/%s", c->name);
             fprintf(out, ".");
         } else
-            fprintf(out, "%sA root chunk.", said ? " " : "");
-        said = 1;
+            fprintf(out, "%sA root chunk.", said++ ? " " : "");
     }
     for (int d = 0; d < defs->n; d++) {
-        fprintf(out, "%s%s ", said ? " " : "", d == 0 ? "Defines" : "and");
-        code_span(out, defs->v[d]);
+        fprintf(out, "%s%s ", said++ ? " " : "", d == 0 ? "Defines" : "and");
+        code_span(out, "%s", defs->v[d]);
         struct list *used = &defs_used[d];
         const char *last = "";
         int shown = 0;
@@ -328,51 +310,48 @@ static void references(FILE *out, int k, int first, struct list *defs, struct li
             chunk_link(out, used->v[i]);
         }
         fprintf(out, "%s", d == defs->n - 1 ? "." : ";");
-        said = 1;
     }
     for (int u = 0; u < uses->n; u++) {
-        fprintf(out, "%s%s ", said ? " " : "", u == 0 ? "Uses" : "");
-        code_span(out, uses->v[u]);
+        fprintf(out, "%s%s ", said++ ? " " : "", u == 0 ? "Uses" : "");
+        code_span(out, "%s", uses->v[u]);
         fprintf(out, " ");
         chunk_link(out, uses_def->v[u]);
         fprintf(out, "%s", u == uses->n - 1 ? "." : ",");
-        said = 1;
     }
     if (!said)
         fprintf(out, "\u00a0");
     fprintf(out, "\n:::\n");
 }
 
-/* Appends s to a growing string. */
-static void append(char **buf, size_t *len, size_t *cap, const char *s)
+/* A growing string. */
+struct buf { char *s; size_t len, cap; };
+
+static void append(struct buf *b, const char *s)
 {
     size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        *cap = 2 * (*len + n + 1);
-        *buf = xrealloc(*buf, *cap);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = 2 * (b->len + n + 1);
+        b->s = xrealloc(b->s, b->cap);
     }
-    memcpy(*buf + *len, s, n + 1);
-    *len += n;
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
 }
 
+static void clear(struct buf *b) { b->len = 0, append(b, ""); }
+
 /* The code gathered so far as one highlighted block; nothing when there is none. */
-static void code_block(FILE *out, char *code, size_t *len, const char *lang)
+static void code_block(FILE *out, struct buf *code, const char *lang)
 {
-    if (*len == 0)
+    if (code->len == 0)
         return;
-    size_t fence = backticks(code) + 1;
-    if (fence < 3)
-        fence = 3;
-    for (size_t f = 0; f < fence; f++)
-        fputc('`', out);
-    fprintf(out, " {%s%s}\n%s", lang ? "." : "", lang ? lang : ".default", code);
-    if (code[*len - 1] != '\n')
+    size_t n = backticks(code->s) < 2 ? 3 : backticks(code->s) + 1;  /* three backticks at least */
+    fence(out, n);
+    fprintf(out, " {%s%s}\n%s", lang ? "." : "", lang ? lang : ".default", code->s);
+    if (code->s[code->len - 1] != '\n')
         fputc('\n', out);
-    for (size_t f = 0; f < fence; f++)
-        fputc('`', out);
+    fence(out, n);
     fputs("\n\n", out);
-    *len = 0;
-    code[0] = '\0';
+    clear(code);
 }
 
 /* Is a label one of this chapter's chunks? */
@@ -388,44 +367,40 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
                       int is_chunk)
 {
     int entries = 0;
-    for (int i = 0; i < nlines; i++) {
-        if (!starts(lines[i], begin))
+    for (int i = 0; i < lines.n; i++) {
+        if (!starts(lines.v[i], begin))
             continue;
-        const char *name = strchr(lines[i] + strlen(begin), ' ');
-        int from = i + 1, to = from, mine = 0;
-        while (to < nlines && !starts(lines[to], end)) {
-            const char *l = lines[to];
+        const char *name = strchr(lines.v[i] + strlen(begin), ' ');
+        int from = i + 1, to, mine = 0;
+        for (to = from; to < lines.n && !starts(lines.v[to], end); to++) {
+            const char *l = lines.v[to];
             mine |= (starts(l, defn) && in_chapter(l + strlen(defn))) || (starts(l, use) && in_chapter(l + strlen(use)));
-            to++;
         }
         i = to;
         if (!mine)
             continue;
         fprintf(out, "- ");
-        if (is_chunk)
-            chunk_name(out, name ? name + 1 : "", "");
-        else
-            code_span(out, name ? name + 1 : "");
+        code_span(out, is_chunk ? CHUNK_NAME : "%s", name ? name + 1 : "");
         fprintf(out, ": defined in");
         for (int j = from; j < to; j++)
-            if (starts(lines[j], defn)) {
+            if (starts(lines.v[j], defn)) {
                 fprintf(out, " ");
-                chunk_link(out, lines[j] + strlen(defn));
+                chunk_link(out, lines.v[j] + strlen(defn));
             }
         int said = 0;
         const char *last = "";
         for (int j = from; j < to; j++) {
-            if (!starts(lines[j], use) || strcmp(lines[j] + strlen(use), last) == 0)
+            if (!starts(lines.v[j], use) || strcmp(lines.v[j] + strlen(use), last) == 0)
                 continue;
-            last = lines[j] + strlen(use);
+            last = lines.v[j] + strlen(use);
             int own = 0;  /* a use inside a defining chunk is the definition itself */
             for (int d = from; d < to; d++)
-                if (starts(lines[d], defn) && strcmp(lines[d] + strlen(defn), lines[j] + strlen(use)) == 0)
+                if (starts(lines.v[d], defn) && strcmp(lines.v[d] + strlen(defn), lines.v[j] + strlen(use)) == 0)
                     own = 1;
             if (own && !is_chunk)
                 continue;
             fprintf(out, "%s", said++ ? " " : "; used in ");
-            chunk_link(out, lines[j] + strlen(use));
+            chunk_link(out, lines.v[j] + strlen(use));
         }
         fprintf(out, "\n");
         entries++;
@@ -436,8 +411,7 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
 static void emit(FILE *out)
 {
     int k = -1, file = -1, mine = 0;
-    char *code = NULL, *quote = NULL, *line = NULL;
-    size_t clen = 0, ccap = 0, qlen = 0, qcap = 0, llen = 0, lcap = 0;
+    struct buf code = {0}, quote = {0}, line = {0};  /* the current chunk's code and code line; a quote */
     int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0;
     const char *line_use = NULL;  /* the chunk used on this code line, when it is all the line holds */
     const char *lang = NULL;      /* the current chunk's */
@@ -446,36 +420,30 @@ static void emit(FILE *out)
     size_t bodylen = 0;
     int line_text = 0;            /* this code line has text besides blanks and one use */
     struct list defs = {0}, pending = {0}, uses = {0}, uses_def = {0}, *defs_used = NULL;
-    append(&code, &clen, &ccap, "");
-    append(&line, &llen, &lcap, "");
     /* The filter names this file in its messages. */
     fprintf(out, "::: {.source file=\"%s\"}\n:::\n\n", chapter);
-    for (int i = 0; i < nlines; i++) {
-        const char *l = lines[i];
+    for (int i = 0; i < lines.n; i++) {
+        const char *l = lines.v[i];
         if (starts(l, "@file ")) {
             mine = ++file == here;
         } else if (starts(l, "@begin code")) {
             k++;
             in_code = 1;
             skip_nl = 1;  /* the newline of the <<name>>= line itself */
-            clen = llen = 0;
-            code[0] = line[0] = '\0';
-            line_use = NULL, line_text = 0;
+            clear(&code);
+            clear(&line), line_use = NULL, line_text = 0;
             defs.n = pending.n = uses.n = uses_def.n = 0;
             lang = language(k);
-            body = open_memstream(&bodytext, &bodylen);
-            if (body == NULL) {
-                fprintf(stderr, "nw2md: out of memory\n");
-                exit(2);
-            }
+            body = need(open_memstream(&bodytext, &bodylen));
         } else if (starts(l, "@end code")) {
             struct chunk *c = &chunks[k];
             int first = first_of_name(c->name);
-            if (llen > 0)
-                append(&code, &clen, &ccap, line);  /* a last line without a newline */
+            if (line.len > 0)
+                append(&code, line.s);  /* a last line without a newline */
             in_code = 0;
+            code_block(body, &code, lang);
+            fclose(body);
             if (!mine) {
-                fclose(body);
                 free(bodytext);
                 continue;
             }
@@ -488,19 +456,15 @@ static void emit(FILE *out)
                     href(out, d);
                 }
             }
-            fprintf(out, "\"}\n");
-            fprintf(out, "[");
-            chunk_name(out, c->name, first == k ? "\u2261" : "+\u2261");
+            fprintf(out, "\"}\n[");
+            code_span(out, CHUNK_NAME "%s", c->name, first == k ? "\u2261" : "+\u2261");
             fprintf(out, "]{.chunkname}");
             if (first != k) {
                 fprintf(out, " [(first part ");
                 chunk_link(out, chunks[first].label ? chunks[first].label : "");
                 fprintf(out, ")]{.chunkfirst}");
             }
-            fprintf(out, " [%d]{.chunknum}\n\n", c->num);
-            code_block(body, code, &clen, lang);
-            fclose(body);
-            fputs(bodytext, out);
+            fprintf(out, " [%d]{.chunknum}\n\n%s", c->num, bodytext);
             free(bodytext);
             references(out, k, first, &defs, defs_used, &uses, &uses_def);
             fprintf(out, ":::\n\n");
@@ -509,30 +473,30 @@ static void emit(FILE *out)
                 skip_nl = 0;
             } else if (in_code && line_use && !line_text) {
                 /* A line that only uses a chunk is a link to it, set as a line of the code. */
-                code_block(body, code, &clen, lang);
+                code_block(body, &code, lang);
                 fprintf(body, "::: chunkuse\n");
-                for (const char *p = line; *p == ' ' || *p == '\t'; p++)
+                for (const char *p = line.s; *p == ' ' || *p == '\t'; p++)
                     fputs(*p == '\t' ? "\u00a0\u00a0\u00a0\u00a0" : "\u00a0", body);
                 fprintf(body, "[");
                 int u = first_of_name(line_use);
-                chunk_name(body, line_use, "");
+                code_span(body, CHUNK_NAME, line_use);
                 fprintf(body, "]{.chunkusename} ");
                 if (u >= 0 && chunks[u].label)
                     chunk_link(body, chunks[u].label);
                 fprintf(body, "\n:::\n\n");
-                llen = 0, line[0] = '\0', line_use = NULL, line_text = 0;
+                clear(&line), line_use = NULL, line_text = 0;
             } else if (in_code) {
-                append(&line, &llen, &lcap, "\n");
-                append(&code, &clen, &ccap, line);
-                llen = 0, line[0] = '\0', line_use = NULL, line_text = 0;
+                append(&line, "\n");
+                append(&code, line.s);
+                clear(&line), line_use = NULL, line_text = 0;
             } else if (mine) {
                 fputc('\n', out);
             }
         } else if (starts(l, "@text ")) {
             if (in_quote)
-                append(&quote, &qlen, &qcap, l + 6);
+                append(&quote, l + 6);
             else if (in_code) {
-                append(&line, &llen, &lcap, l + 6);
+                append(&line, l + 6);
                 for (const char *p = l + 6; *p; p++)
                     line_text |= *p != ' ' && *p != '\t';
             } else if (mine)
@@ -540,17 +504,16 @@ static void emit(FILE *out)
         } else if (in_code && starts(l, "@use ")) {
             line_text |= line_use != NULL;
             line_use = l + 5;
-            append(&line, &llen, &lcap, "\u27e8");
-            append(&line, &llen, &lcap, l + 5);
-            append(&line, &llen, &lcap, "\u27e9");
+            append(&line, "\u27e8");
+            append(&line, l + 5);
+            append(&line, "\u27e9");
         } else if (strcmp(l, "@quote") == 0) {
             in_quote = 1;
-            qlen = 0;
-            append(&quote, &qlen, &qcap, "");
+            clear(&quote);
         } else if (strcmp(l, "@endquote") == 0) {
             in_quote = 0;
             if (mine)
-                code_span(out, quote);
+                code_span(out, "%s", quote.s);
         } else if (in_code && strcmp(l, "@index begindefs") == 0) {
             in_defs = 1;
         } else if (in_code && strcmp(l, "@index enddefs") == 0) {
@@ -577,16 +540,14 @@ static void emit(FILE *out)
         }
     }
     /* The chapter's indexes, from noidx's @xref chunk list and @index entry list. */
-    char page[256];
-    slug(here, page, sizeof page);
-    fprintf(out, "\n## Index of chunks {#chunks-%s .unnumbered .chunkindex}\n\n", page);
+    fprintf(out, "\n## Index of chunks {#chunks-%s .unnumbered .chunkindex}\n\n", pages.v[here]);
     index_list(out, "@xref chunkbegin ", "@xref chunkend", "@xref chunkdefn ", "@xref chunkuse ", 1);
-    fprintf(out, "\n## Index of identifiers {#identifiers-%s .unnumbered .identindex}\n\n", page);
+    fprintf(out, "\n## Index of identifiers {#identifiers-%s .unnumbered .identindex}\n\n", pages.v[here]);
     if (!index_list(out, "@index entrybegin ", "@index entryend", "@index entrydefn ", "@index entryuse ", 0))
         fprintf(out, "This chapter defines no identifiers.\n");
-    free(code);
-    free(quote);
-    free(line);
+    free(code.s);
+    free(quote.s);
+    free(line.s);
 }
 
 int main(int argc, char **argv)
@@ -598,9 +559,6 @@ int main(int argc, char **argv)
     chapter = argv[2];
     read_all();
     collect();
-    for (int f = 0; f < nfiles; f++)
-        if (strcmp(files[f], chapter) == 0)
-            here = f;
     if (here < 0) {
         fprintf(stderr, "nw2md: %s: expected a chapter of the pipeline, found none of that name\n", chapter);
         return 1;

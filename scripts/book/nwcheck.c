@@ -5,7 +5,8 @@
  * This reads the pipeline of the whole book (nwmarkup CHAPTERS | nwcheck) and stops on:
  *   - a chunk used but defined in no chapter up to the one that uses it,
  *   - a chunk that uses itself, directly or through others,
- *   - a chunk name (a root file too) defined in two chapters.
+ *   - a chunk name (a root file too) defined in two chapters,
+ *   - a root file whose name is not letters, digits, '_' or '-', a dot and an extension.
  * Each error is "FILE:LINE: message". On success it prints one line per root chunk whose
  * name has a file extension: "CHAPTER<TAB>ROOT". Chunk names are shared by the whole book,
  * so a chapter can use what an earlier one defined; each name belongs to one chapter.
@@ -57,19 +58,18 @@ static int find_chunk(const char *name)
     return -1;
 }
 
-/* A root file is named like "race.cu": no blanks, and an extension after a dot. */
+/* A root is a file when its name ends in '.' and an extension of letters and digits ("race.cu"):
+ * 1, or 2 when the name before the dot is letters, digits, '_' and '-', safe in make and the shell. */
 static int is_file_name(const char *name)
 {
     const char *dot = strrchr(name, '.');
-    if (dot == NULL || dot == name || dot[1] == '\0')
+    if (dot == NULL || dot[1] == '\0')
         return 0;
-    for (const char *p = name; *p; p++)
-        if (isspace((unsigned char)*p) || *p == '/')
-            return 0;
     for (const char *p = dot + 1; *p; p++)
         if (!isalnum((unsigned char)*p))
             return 0;
-    return 1;
+    return dot > name && (size_t)(dot - name) ==
+        strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") ? 2 : 1;
 }
 
 static void read_pipeline(FILE *in)
@@ -187,10 +187,14 @@ int main(int argc, char **argv)
     if (errors)
         return 1;
     for (int c = 0; c < nchunks; c++)
-        if (!chunks[c].used && is_file_name(chunks[c].name))
+        if (!chunks[c].used && is_file_name(chunks[c].name) == 2)
             printf("%s\t%s\n", files[chunks[c].file], chunks[c].name);
+        else if (!chunks[c].used && is_file_name(chunks[c].name) && ++errors)
+            fprintf(stderr, "%s:%ld: root chunk <<%s>> names a file of tangled/, so it must be letters, "
+                    "digits, '_' or '-', then '.' and an extension of letters and digits\n",
+                    files[chunks[c].file], chunks[c].line, chunks[c].name);
         else if (!chunks[c].used)
             fprintf(stderr, "%s:%ld: warning: chunk <<%s>> is never used and is not a file\n",
                     files[chunks[c].file], chunks[c].line, chunks[c].name);
-    return 0;
+    return errors ? 1 : 0;
 }

@@ -7,8 +7,9 @@
  * and in prose, and authors write them verbatim.
  *
  * usage: nwmarkup FILE.nw...   (writes the pipeline to standard output)
- * A line that begins with "<<name" but never closes the name is an error, reported as
- * FILE:LINE, and the exit status is 1 so that nothing downstream uses half a pipeline.
+ * A line that begins with "<<name" but never closes the name, an indented "<<name>>=", a NUL
+ * byte and text that is not UTF-8 are errors, reported as FILE:LINE, and the exit status is 1
+ * so that nothing downstream uses half a pipeline. "@<<" stands for "<<", in code and in prose.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -103,11 +104,29 @@ static void code_line(const char *s)
     emit_text(start, (size_t)(s - start));
 }
 
-/* Prose: [[code]] is quoted code; "<<" is plain text (launches in inline code). */
+/* The position of the first byte of s[0..n) that is a NUL or not well-formed UTF-8, or n. */
+static size_t bad_byte(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0, k; i < n; i += k + 1) {
+        k = s[i] < 0x80 ? 0 : s[i] < 0xE0 ? 1 : s[i] < 0xF0 ? 2 : 3;  /* the bytes that follow */
+        if (s[i] == 0 || (s[i] >= 0x80 && s[i] < 0xC2) || s[i] >= 0xF5)
+            return i;
+        for (size_t j = 1; j <= k; j++)
+            if (i + j >= n || (s[i + j] & 0xC0) != 0x80)
+                return i;
+    }
+    return n;
+}
+
+/* Prose: [[code]] is quoted code; "<<" is plain text (launches in inline code), and so is "@<<". */
 static void docs_line(const char *s)
 {
     const char *start = s;
     while (*s) {
+        if (s[0] == '@' && s[1] == '<' && s[2] == '<') {
+            emit_text(start, (size_t)(s - start));
+            start = ++s;
+        }
         if (s[0] == '[' && s[1] == '[') {
             const char *end = strstr(s + 2, "]]");
             if (end == NULL)
@@ -137,7 +156,7 @@ static int markup(const char *path)
     }
     static int chunk = 0;  /* chunk numbers run on across files, as in noweb */
     int in_code = 0;
-    char *line = NULL;
+    char *line = NULL, msg[96];
     size_t cap = 0;
     ssize_t n;
     printf("@file %s\n", path);
@@ -148,9 +167,17 @@ static int markup(const char *path)
             line[--n] = '\0';
         if (n > 0 && line[n - 1] == '\r')
             line[--n] = '\0';
-        const char *name;
-        size_t len;
-        if (is_definition(line, &name, &len)) {
+        const char *name, *indent = line + strspn(line, " \t");
+        size_t len, bad = bad_byte((const unsigned char *)line, (size_t)n);
+        if (bad < (size_t)n) {
+            snprintf(msg, sizeof msg, "%s at column %zu: a chapter is UTF-8 text",
+                     line[bad] ? "a byte that is not UTF-8" : "a NUL byte", bad + 1);
+            error(msg);
+            continue;
+        }
+        if (indent != line && is_definition(indent, &name, &len))
+            error("an indented '<<name>>=': a chunk's definition starts its line ('@<<' in prose shows '<<')");
+        else if (is_definition(line, &name, &len)) {
             printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
             printf("@begin code %d\n@defn %.*s\n@nl\n", ++chunk, (int)len, name);
             in_code = 1;

@@ -63,11 +63,11 @@ for f in "$target"/*; do
     name=${f##*/}
     [ -e "$scratch/files/$name" ] && continue
     if [ "$mode" = check ]; then
-        echo "$target/$name: no chapter defines this file any more (run make tangle)" >&2
+        printf '%s\n' "$target/$name: no chapter defines this file any more (run make tangle)" >&2
         status=1
     else
         rm -f "$f"
-        echo "removed $target/$name: no chapter defines it"
+        printf '%s\n' "removed $target/$name: no chapter defines it"
     fi
 done
 exit $status

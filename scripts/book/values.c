@@ -82,12 +82,24 @@ static int fail(const char *path, size_t lineno, const char *found, const char *
 	return -1;
 }
 
+/* The code point of a control character but tab and newline, or of a bidirectional control
+ * (U+202A..U+202E, U+2066..U+2069: they reorder the text shown), at s; -1 for any other. */
+static long control(const unsigned char *s)
+{
+	if ((*s < 32 && *s != '\t' && *s != '\n') || *s == 127 || (*s == 0xc2 && s[1] - 0x80u < 32))
+		return *s == 0xc2 ? s[1] : *s;
+	if (*s == 0xe2 && ((s[1] == 0x80 && s[2] - 0xaau < 5) || (s[1] == 0x81 && s[2] - 0xa6u < 4)))
+		return 0x2000 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+	return -1;
+}
+
 /* The lines of a file, cut in place; NULL after an error message. */
 static char **read_lines(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL, *p, *nl, **lines = xrealloc(NULL, sizeof *lines);
 	size_t len = 0, cap = 0, got = 1;
+	long c = -1;
 
 	while (f && got > 0) {
 		if (len == cap)
@@ -101,16 +113,15 @@ static char **read_lines(const char *path, size_t *n)
 	}
 	fclose(f);
 	buf[len] = '\0';
-	*n = 0;
-	/* A NUL byte would cut its line short without a word. */
-	if (memchr(buf, '\0', len)) {
-		for (p = buf; *p; p++)
-			*n += *p == '\n';
-		fprintf(stderr, "%s:%zu: expected text, found a NUL byte\n", path, *n + 1);
+	/* Text: no control character but tab, and no bidirectional control; a NUL would cut a line short. */
+	for (*n = 0, p = buf; p < buf + len && (c = control((unsigned char *)p)) < 0; p++)
+		*n += *p == '\n';
+	if (p < buf + len) {
+		fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n + 1, c);
 		errors++;
 		return NULL;
 	}
-	for (p = buf; *p; p = nl + 1) {
+	for (*n = 0, p = buf; *p; p = nl + 1) {
 		*PUSH(lines, *n) = p;
 		if (!(nl = strchr(p, '\n')))
 			break;
@@ -128,6 +139,14 @@ static int ends_with(const char *s, const char *tail)
 	size_t n = strlen(s), t = strlen(tail);
 	return n >= t && strcmp(s + n - t, tail) == 0;
 }
+static int is_date(const char *s)  /* as date -u +%Y-%m-%dT%H:%M:%SZ writes it */
+{
+	const char *p = "0000-00-00T00:00:00Z", *t = s;
+	while (*p && (*p == '0' ? isdigit((unsigned char)*t) : *t == *p))
+		p++, t++;
+	return !*p && !*t && atoi(s + 5) - 1u < 12 && atoi(s + 8) - 1u < 31 && atoi(s + 11) < 24 &&
+	       atoi(s + 14) < 60 && atoi(s + 17) < 61;
+}
 
 /* Every header key but uses is needed once; they are checked where the first run should start, so
  * a torn header is named at the line where it stops. */
@@ -143,7 +162,7 @@ static int check_header(struct record *r, size_t lineno, const char *found)
 
 static int header_line(struct record *r, size_t lineno, char *line, size_t kl, char *val)
 {
-	size_t k;
+	size_t k, len = strlen(r->name);
 	char *sp;
 
 	if (kl == 4 && strncmp(line, "uses", 4) == 0) {
@@ -163,6 +182,10 @@ static int header_line(struct record *r, size_t lineno, char *line, size_t kl, c
 		return fail(r->path, lineno, line, "'%s VALUE'", keys[k]);
 	if (k == K_NAME && strcmp(val, r->name))
 		return fail(r->path, lineno, line, "'name %s', the name of the file", r->name);
+	if (k == K_SOURCE && (strncmp(val, r->name, len) || (strcmp(val + len, ".cu") && strcmp(val + len, ".sh"))))
+		return fail(r->path, lineno, line, "'source %s.cu' or 'source %s.sh', its name's", r->name, r->name);
+	if (k == K_DATE && !is_date(val))
+		return fail(r->path, lineno, line, "'date YYYY-MM-DDTHH:MM:SSZ' (UTC, as date -u writes it)");
 	if (k == K_KIND && strcmp(val, "program") && strcmp(val, "session"))
 		return fail(r->path, lineno, line, "'kind program' or 'kind session'");
 	if (k == K_SHA256 && !is_hex64(val))
@@ -248,6 +271,7 @@ static size_t numbers(const char *s, struct num **out)
 {
 	size_t i = 0, j, k, n = 0, u;
 	struct num *v = NULL, *x;
+	double d;
 
 	for (; s[i]; i++) {
 		int dec = 0, exp = 0;
@@ -268,11 +292,16 @@ static size_t numbers(const char *s, struct num **out)
 			}
 		}
 		/* Every shorter match ends before a digit, '.', 'e' or 'E', which it would touch, so the
-		 * longest match is the only candidate at this start. */
-		if (touches((unsigned char)s[j]))
+		 * longest match is the only candidate at this start; one that starts inside it ends where it
+		 * does. 1e400 and 1e-400 are no doubles (ERANGE): they are text. */
+		errno = 0;
+		d = strtod(s + i, NULL);
+		if (touches((unsigned char)s[j]) || errno == ERANGE) {
+			i = j - 1;
 			continue;
+		}
 		x = PUSH(v, n);
-		*x = (struct num){ strtod(s + i, NULL), dec, exp, NULL, i, j, j, 1 };
+		*x = (struct num){ d, dec, exp, NULL, i, j, j, 1 };
 		for (k = j; s[k] == ' ' || s[k] == '\t'; k++)
 			;
 		for (j = k; isalpha((unsigned char)s[j]) || s[j] == '/' || s[j] == '%'; j++)
@@ -322,8 +351,6 @@ static char *format(double x, int dec, int exp)
 	int up;
 
 	snprintf(buf, len, f, dec + 1, x);
-	if (!isfinite(x))           /* 1e999 is a number, but not a double */
-		return buf;
 	tail = exp ? strchr(buf, 'e') : buf + strlen(buf);
 	up = tail[-1] >= '5';
 	p = tail - 1 - (dec == 0);  /* drop the extra digit, and the point when there are no decimals */
@@ -383,7 +410,7 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
 			qsort(sorted, nr, sizeof *sorted, cmp_double);
 			x->min = format(sorted[0], x->dec, exp);
 			x->max = format(sorted[nr - 1], x->dec, exp);
-			x->med = format(nr % 2 ? sorted[nr / 2] : (sorted[nr / 2 - 1] + sorted[nr / 2]) / 2, x->dec, exp);
+			x->med = format(nr % 2 ? sorted[nr / 2] : sorted[nr / 2 - 1] / 2 + sorted[nr / 2] / 2, x->dec, exp);
 			/* Distance in rank from the middle, doubled to stay whole: a value with `below` smaller
 			 * and `equal` equal values sits at mid-rank below + (equal-1)/2, the middle is (n-1)/2. */
 			for (i = 0; i < nr; i++) {

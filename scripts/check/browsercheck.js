@@ -1,11 +1,7 @@
-// browsercheck.js -- runs inside every page of the HTML book during scripts/check/browsercheck.sh.
-//
-// browsercheck.sh injects it as the first script of a scratch copy of each page, and loads the
-// page in iframes of the widths it checks (390 and 1280 CSS px), so that the page's own width is
-// exactly that. It records errors from the moment the page starts (script errors, resources that
-// fail to load, console.error), and once the page has loaded it inspects the DOM: duplicate ids,
-// links within the page, images, the text's width, the navigation of a chapter page. It reports
-// one finding a line, to the parent frame (postMessage), or into the page when it has no parent:
+// browsercheck.js -- runs inside every page of the HTML book during scripts/check/browsercheck.sh,
+// as the first script of a copy of the page, in an iframe of the width checked. It records errors
+// from the start, inspects the DOM once the page has loaded, and reports one finding a line to the
+// parent frame (postMessage), or into the page when it has no parent:
 //
 //   problem TEXT       something a reader would see go wrong
 //   id ID              an element id (the shell checks other pages' links against these)
@@ -56,17 +52,10 @@
   // pandoc's div.sourceCode around a highlighted one): such text is within reach. Anything else
   // that scrolls (the contents on the side) must fit its width.
   function inScroller(node) {
-    var block = false;
-    for (var el = node.parentElement; el && el !== document.body; el = el.parentElement) {
-      if (el.tagName === "PRE" || el.tagName === "TABLE") block = true;
+    for (var el = node.parentElement.closest("pre, table"); el && el !== document.body; el = el.parentElement) {
       var o = getComputedStyle(el).overflowX;
-      if (block && (o === "auto" || o === "scroll")) return true;
+      if (o === "auto" || o === "scroll") return true;
     }
-    return false;
-  }
-  function inCode(node) {
-    for (var el = node.parentElement; el; el = el.parentElement)
-      if (el.tagName === "PRE" || el.tagName === "CODE" || el.tagName === "SCRIPT" || el.tagName === "STYLE") return true;
     return false;
   }
 
@@ -75,13 +64,13 @@
     if (!document.body) problem("the page has no body");
     // Ids, each once.
     var seen = {};
-    Array.prototype.forEach.call(document.querySelectorAll("[id]"), function (el) {
+    document.querySelectorAll("[id]").forEach(function (el) {
       if (seen[el.id]) problem('the id "' + el.id + '" is used twice (a link to it is ambiguous)');
       seen[el.id] = true;
       lines.push("id " + el.id);
     });
     // Links: within the page here; to other files of the book, by the shell.
-    Array.prototype.forEach.call(document.querySelectorAll("a[href]"), function (a) {
+    document.querySelectorAll("a[href]").forEach(function (a) {
       var href = a.getAttribute("href"), url;
       try { url = new URL(href, location.href); } catch (err) { problem('link "' + href + '" is not a URL'); return; }
       if (url.protocol === "http:" || url.protocol === "https:" || url.protocol === "mailto:") return;
@@ -99,7 +88,7 @@
       }
     });
     // Images: loaded, and described.
-    Array.prototype.forEach.call(document.querySelectorAll("img"), function (img) {
+    document.querySelectorAll("img").forEach(function (img) {
       var src = img.getAttribute("src") || "";
       if (!img.complete || img.naturalWidth === 0) problem('missing image "' + src + '" (it did not load)');
       if (!img.hasAttribute("alt")) problem('image "' + src + '" has no alt text');
@@ -111,17 +100,14 @@
     var walker = document.createTreeWalker(document.body || d, NodeFilter.SHOW_TEXT), n, wide = 0, leak = 0;
     while ((n = walker.nextNode())) {
       if (!n.nodeValue.trim()) continue;
-      var code = inCode(n);
-      if (!code && leak < 3 && /\{#[A-Za-z0-9]|\{\.[A-Za-z]|\{\{|\}\}/.test(n.nodeValue)) {
+      if (leak < 3 && !n.parentElement.closest("pre, code, script, style") && /\{#[A-Za-z0-9]|\{\.[A-Za-z]|\{\{|\}\}/.test(n.nodeValue)) {
         leak++;
         problem('text that Markdown did not parse (an attribute or a directive?) in ' + describe(n.parentElement) + ': "' + oneLine(n.nodeValue).slice(0, 80) + '"');
       }
       if (wide >= MAX_WIDE) continue;
       var range = document.createRange();
       range.selectNodeContents(n);
-      var rects = range.getClientRects(), over = false;
-      for (var i = 0; i < rects.length; i++)
-        if (rects[i].width > 0 && (rects[i].right > w + 1 || rects[i].left < -1)) over = true;
+      var over = Array.prototype.some.call(range.getClientRects(), function (r) { return r.width > 0 && (r.right > w + 1 || r.left < -1); });
       if (over && !inScroller(n)) {
         wide++;
         problem("text wider than the page at " + w + " px in " + describe(n.parentElement) + ': "' + oneLine(n.nodeValue).slice(0, 80) + '"');

@@ -4,40 +4,24 @@
 #
 #   scripts/check/browsercheck.sh DIR [SHOTS]
 #
-# For every DIR/*.html it fails (exit 1, one line per problem: "PAGE: what is wrong") on
-#   - a page that does not load, or whose check does not finish (CHECK_TIMEOUT seconds, default 60);
-#   - a script error, a resource (image, stylesheet, script) that fails to load, a console.error;
-#   - a broken link or anchor: #id within the page, page.html and page.html#id across pages (the
-#     contents, previous/next, chunk cross-references and the indexes are all such links), a link
-#     to a file that is not in DIR, a link out of DIR by file path, an id used twice;
-#   - a missing image, or one without alt text;
-#   - text wider than the page at phone width (390 px) or desktop width (1280 px), or a page that
-#     scrolls sideways; code blocks (pre) and tables may scroll instead;
-#   - Markdown that pandoc left unparsed in the text ({#id}, {.class}, {{directive}});
-#   - a chapter page (NN-slug.html) without the book's contents, previous and next links, or the
-#     indexes of chunks and identifiers.
-# With SHOTS, it saves SHOTS/NAME-desktop.png (1280 px wide) and SHOTS/NAME-phone.png (390 px),
-# each of the whole page. Exit 0: all pages pass; 1: a problem; 2: bad usage or no Chromium.
+# For every DIR/*.html it fails (exit 1, one line per problem: "PAGE: what is wrong") on a page
+# that does not load in CHECK_TIMEOUT seconds (default 60), and on what browsercheck.js finds:
+# script and resource errors, broken links and anchors (across pages checked here, against the ids
+# each page reports), an id used twice, a missing image or alt text, text wider than the page at
+# 390 or 1280 px outside code and tables, unparsed Markdown, a chapter page without navigation.
+# With SHOTS, it saves the whole page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png
+# (390 px). Exit 0: all pass; 1: a problem; 2: bad usage or no Chromium. DIR is left untouched.
 #
-# How: DIR is copied to a scratch folder, and each copy gets scripts/browsercheck.js as its first
-# script. A small harness page loads the copy in two iframes, 390 and 1280 px wide (headless
-# Chromium will not make its window narrower than 500 px, but an iframe is exactly as wide as
-# asked); the script reports its findings to the harness, and Chromium's --dump-dom prints them.
-# Links to other pages are checked here, against the ids each page reports. Nothing needs the
-# network, and DIR itself is not touched.
+# A harness page loads each page in two iframes, as headless Chromium will not make its window
+# narrower than 500 px but an iframe is exactly as wide as asked; --dump-dom prints the findings.
+# Nothing needs the network.
 set -u
-usage() {
-    echo "usage: scripts/check/browsercheck.sh DIR [SHOTS]" >&2
-    exit 2
-}
-[ $# -eq 1 ] || [ $# -eq 2 ] || usage
+[ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: scripts/check/browsercheck.sh DIR [SHOTS]" >&2; exit 2; }
 dir=${1%/}
 shots=${2:-}
 CHROMIUM=${CHROMIUM:-chromium}
 CHECK_TIMEOUT=${CHECK_TIMEOUT:-60}
-PHONE=390
-DESKTOP=1280
-MAXHEIGHT=16000
+PHONE=390 DESKTOP=1280 MAXHEIGHT=16000  # px
 js=$(dirname "$0")/browsercheck.js
 
 [ -d "$dir" ] || { echo "browsercheck: $dir: no such folder" >&2; exit 2; }
@@ -50,22 +34,20 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/browsercheck.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 1' HUP INT TERM
 site=$scratch/site
-mkdir -p "$site" "$scratch/profile" "$scratch/found" || exit 2
+mkdir -p "$site" "$scratch/found" || exit 2
 cp -R "$dir/." "$site/" || exit 2
 cp "$js" "$site/__browsercheck.js" || exit 2
 [ -z "$shots" ] || mkdir -p "$shots" || exit 2
 
-# chromium OUTFILE ERRFILE ARGS...: one headless run, with no network, a fresh profile and its
-# own TMPDIR (a run killed by the timeout leaves its temporary files there, removed with the rest).
+# chromium ARGS...: one headless run, with no network, a fresh profile and its own TMPDIR (a run
+# killed by the timeout leaves its temporary files there, removed with the rest).
 chromium() {
-    o=$1 e=$2
-    shift 2
     rm -rf "$scratch/profile"
     mkdir -p "$scratch/profile" "$scratch/tmp"
     TMPDIR=$scratch/tmp timeout -k 5 "$CHECK_TIMEOUT" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
         --no-first-run --disable-background-networking --disable-component-update --disable-sync \
         --disable-extensions --mute-audio --hide-scrollbars --user-data-dir="$scratch/profile" \
-        "$@" >"$o" 2>"$e" </dev/null
+        "$@" </dev/null
 }
 
 problems=$scratch/problems
@@ -82,10 +64,8 @@ for p in $pages; do
              done = 1
          }
          { print }
-         END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" || {
-        say "$p" "no <head> element: the page is not a complete HTML document"
-        continue
-    }
+         END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" ||
+        { say "$p" "no <head> element: the page is not a complete HTML document"; continue; }
     cat >"$site/__check__$p" <<EOF
 <!DOCTYPE html>
 <html><head><meta charset="utf-8"><style>html, body { margin: 0; } iframe { border: 0; display: block; }</style></head>
@@ -110,81 +90,63 @@ window.addEventListener("message", function (e) {
 widths.forEach(function (w) {
   var f = document.createElement("iframe");
   f.width = w; f.height = 900; f.src = "$p";
-  frames.push(f);
-  document.body.appendChild(f);
+  frames.push(document.body.appendChild(f));
 });
 setTimeout(finish, 20000);
 </script></body></html>
 EOF
-    chromium "$scratch/dom" "$scratch/err" --window-size=1280,900 --virtual-time-budget=30000 \
-        --enable-logging=stderr --v=0 --dump-dom "file://$site/__check__$p"
+    chromium --window-size=1280,900 --virtual-time-budget=30000 --enable-logging=stderr --v=0 \
+        --dump-dom "file://$site/__check__$p" >"$scratch/dom" 2>"$scratch/err"
     rc=$?
-    if [ $rc -ne 0 ]; then
-        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-            say "$p" "did not load: Chromium did not finish in $CHECK_TIMEOUT s (a script that never ends?)"
-        else
-            say "$p" "did not load: Chromium failed (exit $rc): $(grep -v '^/usr/bin/chromium:' "$scratch/err" | grep -iv 'dbus\|vaapi\|sandbox' | tail -n 3 | tr '\n' ' ')"
-        fi
-        continue
-    fi
+    case $rc in
+    0) ;;
+    124 | 137) say "$p" "did not load: Chromium did not finish in $CHECK_TIMEOUT s (a script that never ends?)"; continue ;;
+    *) say "$p" "did not load: Chromium failed (exit $rc): $(grep -v '^/usr/bin/chromium:' "$scratch/err" | grep -iv 'dbus\|vaapi\|sandbox' | tail -n 3 | tr '\n' ' ')"; continue ;;
+    esac
     # The report, with the entities --dump-dom writes in text decoded.
     awk '/^END-BROWSERCHECK/ { on = 0 } on { print } /^BEGIN-BROWSERCHECK/ { on = 1 }' "$scratch/dom" |
         sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&nbsp;/ /g; s/&amp;/\&/g' >"$scratch/found/$p"
     [ -s "$scratch/found/$p" ] || { say "$p" "did not load: no report from the check (Chromium printed no page)"; continue; }
-    # What Chromium itself refused (a script cannot see these): its console on stderr.
-    sed -n 's/.*:CONSOLE[^]]*\] "\(\(Refused to\|Not allowed to load\|Failed to load resource\)[^"]*\)".*/console error: \1/p' "$scratch/err" |
-        sort -u | while IFS= read -r l; do say "$p" "$l"; done
-    sed -n 's/^[0-9]* problem //p' "$scratch/found/$p" | awk '!seen[$0]++' | while IFS= read -r l; do say "$p" "$l"; done
+    # What Chromium itself refused (a script cannot see these, its console on stderr does), then
+    # what the script found. (Page names are letters, digits and ._- only, so safe in sed.)
+    { sed -n 's/.*:CONSOLE[^]]*\] "\(\(Refused to\|Not allowed to load\|Failed to load resource\)[^"]*\)".*/console error: \1/p' "$scratch/err" | sort -u
+      sed -n 's/^[0-9]* problem //p' "$scratch/found/$p" | awk '!seen[$0]++'; } | sed "s|^|$p: |" >>"$problems"
     sed -n "s/^$DESKTOP id //p" "$scratch/found/$p" >"$scratch/found/$p.ids"
 done
 
-# Links across pages: the file exists in DIR, and a page that is linked with #id has that id.
+# Of each page that reported: its links across pages (the file exists in DIR, and a page linked
+# with #id has that id), then screenshots of it whole (the height each width reported).
 for p in $pages; do
     [ -f "$scratch/found/$p" ] || continue
     sed -n "s/^$DESKTOP link //p" "$scratch/found/$p" | LC_ALL=C sort -u | while read -r target frag; do
         if [ ! -e "$dir/$target" ]; then
-            if [ "$frag" = - ]; then l=$target; else l=$target#$frag; fi
+            l=$target
+            [ "$frag" = - ] || l=$target#$frag
             say "$p" "broken link: $l: $target is not a file of the book ($dir/$target does not exist)"
-        elif [ "$frag" != - ]; then
-            case $target in
-            *.html)
-                if [ -f "$scratch/found/$target.ids" ]; then
-                    grep -qxF -e "$frag" "$scratch/found/$target.ids" ||
-                        say "$p" "broken anchor: link to $target#$frag, but $target has no id \"$frag\""
-                fi
-                ;;
-            esac
+        elif [ "$frag" != - ] && [ -f "$scratch/found/$target.ids" ]; then  # a page that was checked
+            grep -qxF -e "$frag" "$scratch/found/$target.ids" ||
+                say "$p" "broken anchor: link to $target#$frag, but $target has no id \"$frag\""
         fi
     done
-done
-
-# Screenshots of the whole page (the height each width reported), through a harness again.
-if [ -n "$shots" ]; then
-    for p in $pages; do
-        [ -f "$scratch/found/$p" ] || continue
-        name=${p%.html}
-        for kind in desktop phone; do
-            if [ $kind = desktop ]; then w=$DESKTOP; else w=$PHONE; fi
-            h=$(sed -n "s/^$w height //p" "$scratch/found/$p" | head -n 1)
-            case $h in '' | *[!0-9]*) h=900 ;; esac
-            [ "$h" -ge 200 ] || h=200
-            [ "$h" -le $MAXHEIGHT ] || h=$MAXHEIGHT
-            cat >"$site/__shot__$p" <<EOF
+    [ -n "$shots" ] || continue
+    for shot in desktop:$DESKTOP phone:$PHONE; do
+        kind=${shot%:*} w=${shot#*:}
+        h=$(sed -n "s/^$w height //p" "$scratch/found/$p" | head -n 1)
+        case $h in '' | *[!0-9]*) h=900 ;; esac
+        [ "$h" -ge 200 ] || h=200
+        [ "$h" -le $MAXHEIGHT ] || h=$MAXHEIGHT
+        cat >"$site/__shot__$p" <<EOF
 <!DOCTYPE html>
 <html><head><meta charset="utf-8"><style>html, body { margin: 0; overflow: hidden; } iframe { border: 0; display: block; }</style></head>
 <body><iframe src="$p" width="$w" height="$h"></iframe></body></html>
 EOF
-            rm -f "$shots/$name-$kind.png"
-            chromium "$scratch/out" "$scratch/err" --window-size="$w,$h" --virtual-time-budget=5000 \
-                --screenshot="$scratch/shot.png" "file://$site/__shot__$p"
-            if [ -s "$scratch/shot.png" ]; then
-                mv "$scratch/shot.png" "$shots/$name-$kind.png"
-            else
-                say "$p" "Chromium made no $kind screenshot"
-            fi
-        done
+        png=$shots/${p%.html}-$kind.png
+        rm -f "$png"
+        chromium --window-size="$w,$h" --virtual-time-budget=5000 --screenshot="$scratch/shot.png" \
+            "file://$site/__shot__$p" >"$scratch/out" 2>"$scratch/err"
+        if [ -s "$scratch/shot.png" ]; then mv "$scratch/shot.png" "$png"; else say "$p" "Chromium made no $kind screenshot"; fi
     done
-fi
+done
 
 n=$(echo "$pages" | wc -l)
 if [ -s "$problems" ]; then

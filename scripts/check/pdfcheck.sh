@@ -4,18 +4,12 @@
 #   scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]
 #
 # (default: build/book.pdf build/pdf/book.log build/pdf/book.tex build/pdfpages). It fails (exit 1,
-# one line per problem: "FILE: what is wrong") on
-#   - a page that poppler cannot render: every page is rendered to PAGES/page-N.png (low resolution);
-#   - an Overfull \hbox more than 5pt too wide (OVERFULL_PT) in the xelatex LOG, with its lines in
-#     the LaTeX source; a character missing from its font; an undefined reference; a LaTeX error.
-#     (An Overfull \vbox, a page a little too full, happens where a code block that is split
-#     across pages holds a long wrapped line; it is only noted on stderr.)
-#   - text that runs into the margin or off the page: any word of the PDF further than 5pt outside
-#     the text area (book/preamble.tex writes the text area into the LOG; without it, the page);
-#     a code line that does not wrap shows up here, as fancyvrb does not report it as overfull;
-#   - CUDA code that lost its highlighting: in TEX, a Highlighting environment in which a line of
-#     CUDA source (a __global__ function, threadIdx., blockIdx., __syncthreads() ...) is set as
-#     plain \NormalTok text, or a book with code but no \KeywordTok/\BuiltInTok for CUDA at all.
+# one line per problem: "FILE: what is wrong") on a page that poppler cannot render (each goes to
+# PAGES/page-N.png); in the LOG, an Overfull \hbox more than OVERFULL_PT (5pt) too wide, a missing
+# character, an undefined reference, a LaTeX error; a word more than MARGIN_PT (5pt) outside the
+# text area that book/preamble.tex writes into the LOG (a code line that does not wrap shows up
+# only here: fancyvrb does not report it as overfull); CUDA code in TEX that lost its highlighting.
+# An Overfull \vbox (a split code block with a long wrapped line) is only noted on stderr.
 # Exit 0: the PDF passes; 1: a problem; 2: bad usage or missing tools.
 set -u
 [ $# -eq 0 ] || [ $# -eq 4 ] || { echo "usage: scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]" >&2; exit 2; }
@@ -39,19 +33,18 @@ problems=$scratch/problems
 internal() { echo "pdfcheck: internal error while $1" >&2; exit 2; }
 
 # 1. Every page renders.
-if ! pdfinfo "$pdf" >"$scratch/info" 2>"$scratch/err"; then
-    echo "$pdf: not a PDF that poppler can read: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
-    n=0
-else
+n=0
+if pdfinfo "$pdf" >"$scratch/info" 2>"$scratch/err"; then
     n=$(sed -n 's/^Pages: *//p' "$scratch/info")
     [ "${n:-0}" -gt 0 ] || echo "$pdf: has no pages" >>"$problems"
+else
+    echo "$pdf: not a PDF that poppler can read: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
 fi
 rm -rf "$pages"
 mkdir -p "$pages" || exit 2
 if [ "${n:-0}" -gt 0 ]; then
-    if ! pdftoppm -r 30 -png "$pdf" "$pages/page" 2>"$scratch/err"; then
+    pdftoppm -r 30 -png "$pdf" "$pages/page" 2>"$scratch/err" ||
         echo "$pdf: pdftoppm failed: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
-    fi
     grep -i 'error' "$scratch/err" | head -n 5 | sed "s|^|$pdf: pdftoppm: |" >>"$problems"
     made=$(find "$pages" -name 'page-*.png' -size +0 | wc -l)
     [ "$made" -eq "$n" ] || echo "$pdf: rendered $made of its $n pages (in $pages)" >>"$problems"
@@ -77,14 +70,11 @@ awk -v logf="$log" -v limit="$OVERFULL_PT" '
 area=$(sed -n 's/^pdfcheck: text area from \([0-9.]*\)pt to \([0-9.]*\)pt.*/\1 \2/p' "$log" | tail -n 1)
 pdftotext -bbox "$pdf" "$scratch/words.html" 2>/dev/null || echo "$pdf: pdftotext -bbox failed" >>"$problems"
 [ -f "$scratch/words.html" ] && awk -v pdf="$pdf" -v area="$area" -v slack="$MARGIN_PT" '
-    function attr(s, name,   r) {
+    function attr(s, name) {
         if (!match(s, name "=\"[-0-9.]+\"")) return ""
-        r = substr(s, RSTART + length(name) + 2, RLENGTH - length(name) - 3)
-        return r + 0
+        return substr(s, RSTART + length(name) + 2, RLENGTH - length(name) - 3) + 0
     }
-    BEGIN {
-        if (area != "") { split(area, a, " "); left = a[1] * 72 / 72.27; right = a[2] * 72 / 72.27 }
-    }
+    BEGIN { if (area != "") { split(area, a, " "); left = a[1] * 72 / 72.27; right = a[2] * 72 / 72.27 } }
     /<page / {
         page++
         w = attr($0, "width")

@@ -1,9 +1,7 @@
 #!/bin/sh
 # bench.sh -- times a clean build, a no-op build and a one-paragraph prose edit of the book (under
 # make and under make html), counting the nvcc, pandoc and TeX runs each started. Writes notes/bench.md.
-#
-# It works on a copy of the project under build/bench/, so the checkout is left alone. The
-# counts come from wrappers put first on PATH that log each start and exec the real tool.
+# It works on a copy of the project under build/bench/; the counts come from wrappers first on PATH.
 set -eu
 root=$(pwd)
 work=$root/build/bench
@@ -12,8 +10,7 @@ mkdir -p "$work/proj" "$work/wrap"
 git ls-files -z | xargs -0 cp --parents -t "$work/proj"
 log=$work/starts.log
 scripts/dev/wrap-tools.sh "$work/wrap" "$log" nvcc pandoc xelatex
-PATH=$work/wrap:$PATH
-export PATH
+export PATH="$work/wrap:$PATH"
 
 row() {  # row LABEL TARGET...: run make TARGET..., print a table row
     label=$1
@@ -21,33 +18,34 @@ row() {  # row LABEL TARGET...: run make TARGET..., print a table row
     : >"$log"
     start=$(date +%s.%N)
     make -j"$(nproc)" -C "$work/proj" "$@" >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
-    end=$(date +%s.%N)
-    printf '| %s | %.1f s | %d | %d | %d |\n' "$label" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
+    printf '| %s | %.1f s | %d | %d | %d |\n' "$label" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" \
         "$(grep -c '^nvcc$' "$log")" "$(grep -c '^pandoc$' "$log")" "$(grep -c '^xelatex$' "$log")"
 }
-
-chapter=$(ls "$work"/proj/book/[0-9][0-9]-*.nw | head -n 1)
-table=$work/bench.md
-{
-    echo "# Build benchmark"
-    echo
-    echo "Measured by \`make bench\` (scripts/dev/bench.sh) on $(nproc) cores, $(date -u +%Y-%m-%d)."
-    echo "Each row runs make -j$(nproc) on a copy of the project and counts the tools it started;"
-    echo "\`make\` weaves the site and the PDF, \`make html\` the site alone."
-    echo
-    echo "| build | wall time | nvcc | pandoc | TeX (xelatex) |"
-    echo "|---|---|---|---|---|"
-} >"$table"
-row "clean full build (\`make all programs\`)" all programs >>"$table"
-row "no-op \`make all programs\`" all programs >>"$table"
 # One paragraph of prose: a sentence appended to the chapter's first prose line after its title.
 edit() {
     awk -v s="$1" 'done == 0 && NR > 2 && /^[A-Za-z]/ { print $0 " " s; done = 1; next } { print }' \
         "$chapter" >"$chapter.new" && mv "$chapter.new" "$chapter"
 }
-edit "This sentence was added by the benchmark."
-row "one-paragraph prose edit of $(basename "$chapter"), \`make\`" all programs >>"$table"
-edit "And this one too."
-row "one-paragraph prose edit of $(basename "$chapter"), \`make html\`" html >>"$table"
+
+chapter=$(ls "$work"/proj/book/[0-9][0-9]-*.nw | head -n 1)
+table=$work/bench.md
+{
+    cat <<EOF
+# Build benchmark
+
+Measured by \`make bench\` (scripts/dev/bench.sh) on $(nproc) cores, $(date -u +%Y-%m-%d).
+Each row runs make -j$(nproc) on a copy of the project and counts the tools it started;
+\`make\` weaves the site and the PDF, \`make html\` the site alone.
+
+| build | wall time | nvcc | pandoc | TeX (xelatex) |
+|---|---|---|---|---|
+EOF
+    row "clean full build (\`make all programs\`)" all programs
+    row "no-op \`make all programs\`" all programs
+    edit "This sentence was added by the benchmark."
+    row "one-paragraph prose edit of $(basename "$chapter"), \`make\`" all programs
+    edit "And this one too."
+    row "one-paragraph prose edit of $(basename "$chapter"), \`make html\`" html
+} >"$table"
 cat "$table"
 cp "$table" "$root/notes/.bench.md.tmp" && mv "$root/notes/.bench.md.tmp" "$root/notes/bench.md"

@@ -8,14 +8,8 @@ missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
 done
-if [ -z "$missing" ]; then
-    echo "deps: all packages are installed"
-    exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-    echo "deps: these packages are missing and installing them needs root:$missing" >&2
-    exit 1
-fi
+[ -n "$missing" ] || { echo "deps: all packages are installed"; exit 0; }
+[ "$(id -u)" -eq 0 ] || { echo "deps: these packages are missing and installing them needs root:$missing" >&2; exit 1; }
 echo "deps: installing$missing"
 apt-get update -q
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing

@@ -64,7 +64,7 @@ GPUNAME=${PROV%%"$NL"*} && GPUNAME=${GPUNAME#gpu }
 SET=$MEASUREMENTS/$GPU
 mkdir -p "$SET" || die "$SET: cannot create"
 # A writer killed mid-write leaves its hidden temporary file; the records themselves are intact.
-rm -f "$SET"/.*.tmp
+rm -f "$SET"/.*.tmp && trap 'rm -f "$SET"/.*.tmp' EXIT
 # A set holds one GPU's records: GPU=h200 on another GPU must not overwrite them.
 other=$(grep -h -m 1 '^gpu ' "$SET"/*.rec 2>/dev/null | grep -v -x -F "gpu $GPUNAME" | head -n 1)
 [ -z "$other" ] || die "$SET holds records of the ${other#gpu }, this machine has the $GPUNAME; choose another GPU=name"
@@ -129,22 +129,18 @@ fi
 # $2.C.o and $2.C.e; the first command that fails ends the run with its status.
 DRIVER='i=0; while IFS= read -r line; do i=$((i + 1)); echo "$i" >"$2.cur"
 	bash -o pipefail -c "$line" >"$2.$i.o" 2>"$2.$i.e" </dev/null || exit; done <"$1"'
-# A stream of a run as record lines: at most 10000 lines and 4 MiB kept, CR before LF dropped, no
-# invalid UTF-8, control characters but tab as '?'.
-LIMIT='{ sub(/\r$/, "") } n >= 10000 || b + length($0) + 1 > 4194304 { more++; next } { n++; b += length($0) + 1; print }
-	END { if (more) print "[record: " more " more lines not kept]" }'
-SANE='{ gsub(/[\001-\010\013-\037\177]|\302[\200-\237]/, "?"); print p " " $0 }'
+# A stream of a run as record lines: at most 10000 lines and 4 MiB kept (a line cut there is marked), CR
+# before LF dropped, no invalid UTF-8, controls but tab and bidi controls (U+202A-E, U+2066-9) as '?'.
+LIMIT='{ sub(/\r$/, "") } n >= 10000 || (b > 4194290 && b + length($0) > 4194303) { more++; next } { n++ }
+	b + length($0) > 4194303 { $0 = substr($0, 1, 4194290 - b) "[record: cut]"; cut = 1 } { b += length($0) + 1; print }
+	END { if (more || cut) print "[record: " more + 0 " more lines not kept]" }'
+SANE='{ gsub(/[\001-\010\013-\037\177]|\302[\200-\237]|\342\200[\252-\256]|\342\201[\246-\251]/, "?"); print p " " $0 }'
 stream() { # o|e FILE
 	[ ! -s "$2" ] || tr '\000' '?' <"$2" | awk "$LIMIT" | iconv -f UTF-8 -t UTF-8 -c 2>/dev/null | awk -v p="$1" "$SANE"
 }
 why() { # STATUS MS: what ended a run; timeout says 124 (137 after -k) when it fired, which takes TIMEOUT
-	if { [ "$1" = 124 ] || [ "$1" = 137 ]; } && [ "$2" -ge "$TIMEOUT_MS" ]; then
-		echo "timed out after ${TIMEOUT}s"
-	elif [ "$1" -gt 128 ] && s=$(kill -l "$1" 2>/dev/null); then
-		echo "killed by signal $s"
-	else
-		echo "exit status $1"
-	fi
+	case $1 in 124 | 137) [ "$2" -lt "$TIMEOUT_MS" ] || { echo "timed out after ${TIMEOUT}s" && return; } ;; esac
+	[ "$1" -gt 128 ] && s=$(kill -l "$1" 2>/dev/null) && echo "killed by signal $s" || echo "exit status $1"
 }
 secs() { r=$(($1 / 1000)).$(printf %03d $(($1 % 1000))); } # MS -> r: seconds with 3 decimals
 ran=0 failed=''
@@ -155,7 +151,7 @@ fail() { # WHY FILE...: NAME failed; the end of the files says why
 	[ ! -f "$SET/$n.rec" ] || echo "    the previous record $SET/$n.rec is kept"
 }
 child=
-trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; fi; rm -f "$SET"/.*.tmp; echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
+trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; fi; echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
 
 for n in $todo; do
 	describe "$n"
