@@ -8,6 +8,9 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
+# A setting given on the command line or in the environment is text: make syntax in it is not run.
+$(foreach v,CHAPTERS GPU ARCH NVCC NVCCFLAGS SOURCE_DATE_EPOCH,$(if $(filter command line environment,\
+  $(origin $(v))),$(eval override $(v) := $$(value $(v)))))
 CHAPTERS ?= $(sort $(wildcard book/[0-9][0-9]-*.nw))
 SLUGS := $(basename $(notdir $(CHAPTERS)))
 # Names reach rules and recipes as they are, so a name that make or the shell would read as syntax
@@ -58,6 +61,10 @@ T := build/tools
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
 PAGES := $(SLUGS:%=build/html/%.html)
 MD := $(SLUGS:%=build/md/%.md)
+# run.sh calls make itself; named so, make -n does not run it as a recursive make.
+SUBMAKE := $(MAKE)
+# $(call quote,TEXT) is TEXT as one shell word, whatever it holds.
+quote = '$(subst ','\'',$(1))'
 # A command's output goes to $@.tmp; this renames it into place, or drops it when the command failed.
 INTO_PLACE = && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
 
@@ -84,8 +91,8 @@ programs: $(PROGRAMS:%=build/bin/%)
 
 # Run every program and session on this machine's GPU and record them in measurements/ (RUNS, TIMEOUT, FORCE, ONLY).
 run:
-	MAKE="$(MAKE)" NVCC="$(NVCC)" GPU="$(if $(filter command line environment,$(origin GPU)),$(GPU))" \
-	  scripts/gpu/run.sh
+	MAKE=$(call quote,$(SUBMAKE)) NVCC=$(call quote,$(NVCC)) \
+	  GPU=$(call quote,$(if $(filter command line environment override,$(origin GPU)),$(GPU))) scripts/gpu/run.sh
 
 # The test suite; it needs no GPU.
 check:
@@ -130,7 +137,7 @@ $(foreach v,GPU NVCCFLAGS CHAPTERS SOURCE_DATE_EPOCH,$(eval $(call remember,$(v)
 export SOURCE_DATE_EPOCH
 build/setting-%:
 	mkdir -p build
-	printf '%s\n' '$(subst ','\'',$($*))' > $@
+	printf '%s\n' $(call quote,$($*)) > $@
 
 # --- tools ------------------------------------------------------------------------------------
 $(T)/%: scripts/book/%.c | $(T)
@@ -152,12 +159,13 @@ ifneq ($(wildcard $(NWLIB)/nt),)
 $(TANGLED): build/tangle.stamp ;
 endif
 
+# NVCCFLAGS are words as the shell quotes them, read by xargs, which runs nothing they hold.
 # On a compile error, compile the #line copy too, so that the errors name book/*.nw lines.
 build/bin/%: tangled/%.cu build/setting-NVCCFLAGS | build/bin
-	$(NVCC) $(NVCCFLAGS) -o $@ $< || { mkdir -p build/lines; \
+	xargs $(NVCC) -o $@ $< < build/setting-NVCCFLAGS || { mkdir -p build/lines; \
 	  TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh --lines $*.cu $(CHAPTERS) > build/lines/$*.cu && \
 	  echo "$<: the same errors, at their lines in the book:" >&2; \
-	  $(NVCC) $(NVCCFLAGS) -o /dev/null build/lines/$*.cu; exit 1; }
+	  xargs $(NVCC) -o /dev/null build/lines/$*.cu < build/setting-NVCCFLAGS; exit 1; }
 
 # --- values: what the set's records say, and whether they still match tangled/ ----------------
 $(VALUES): $(T)/values build/tangled.sha256 $(wildcard $(SET) $(SET)/*.rec) build/setting-GPU | build/values
