@@ -27,7 +27,11 @@ not-chapter = $(if $(and $(filter $(NN:%=book/%-%.nw),$(filter-out $(NN:%=book/%
 # (the wildcard's own order, unlike CHAPTERS's sorted one, keeps the words of a name with blanks together)
 BAD := $(strip $(foreach c,$(if $(filter file,$(origin CHAPTERS)),$(wildcard book/[0-9][0-9]-*.nw),$(CHAPTERS)),\
          $(call not-chapter,$(c))))
-ifneq ($(BAD),)
+BAD += $(filter-out $(wildcard book/[0-9][0-9]-*.nw),$(wildcard book/*.nw))
+ifneq ($(call unsafe,$(SOURCE_DATE_EPOCH),$(digits)),)
+$(error SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH): expected a number of seconds since 1970)
+endif
+ifneq ($(strip $(BAD)),)
 $(error $(BAD): not a chapter name: a chapter is book/NN-slug.nw, its slug made of a-z, 0-9 and -; rename the file)
 endif
 ifeq ($(CHAPTERS),)
@@ -56,6 +60,8 @@ NVCCFLAGS ?= -arch=$(ARCH) -Werror all-warnings
 CC ?= cc
 CFLAGS ?= -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -pedantic
 NWLIB ?= /usr/lib/noweb
+# Where noweb is missing (the GPU machine), the committed tangled/ is used as it is.
+NOWEB := $(wildcard $(NWLIB)/nt)
 PANDOC ?= pandoc
 T := build/tools
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
@@ -68,7 +74,7 @@ quote = '$(subst ','\'',$(1))'
 # A command's output goes to $@.tmp; this renames it into place, or drops it when the command failed.
 INTO_PLACE = && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
 
-.PHONY: all tangle html pdf weave programs run check claims browsercheck pdfcheck bench deps clean FORCE
+.PHONY: all tangle html pdf weave programs compile run check claims browsercheck pdfcheck bench deps clean FORCE
 
 # Tangle, then weave the HTML site and the PDF.
 all: html pdf
@@ -87,10 +93,14 @@ pdf: build/book.pdf build/html/book.pdf
 weave: html pdf
 
 # Compile every tangled program into build/bin/ (ARCH=sm_90 by default; no GPU needed).
-programs: $(PROGRAMS:%=build/bin/%)
+programs: $(NOWEB:%=tangle)
+	@$(SUBMAKE) --no-print-directory compile
+
+# The compile step of programs, once tangled/ is current (its list is read after tangling).
+compile: $(PROGRAMS:%=build/bin/%)
 
 # Run every program and session on this machine's GPU and record them in measurements/ (RUNS, TIMEOUT, FORCE, ONLY).
-run:
+run: $(NOWEB:%=tangle)
 	MAKE=$(call quote,$(SUBMAKE)) NVCC=$(call quote,$(NVCC)) \
 	  GPU=$(call quote,$(if $(filter command line environment override,$(origin GPU)),$(GPU))) scripts/gpu/run.sh
 
@@ -148,21 +158,21 @@ $(T) build/bin build/md build/meta build/values build/html build/pdf:
 # --- tangling: the committed tangled/ is used as it is where noweb is missing (the GPU machine) --
 # The sources' hashes are written with it (and only when they change), as the records' freshness
 # is judged by them.
-build/tangle.stamp: $(CHAPTERS) $(wildcard tangled) $(T)/nwmarkup $(T)/nwcheck scripts/book/tangle.sh
+build/tangle.stamp: $(CHAPTERS) build/setting-CHAPTERS $(wildcard tangled) $(T)/nwmarkup $(T)/nwcheck scripts/book/tangle.sh
 	mkdir -p build
 	TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh tangled $(CHAPTERS)
 	find tangled -maxdepth 1 -type f -print0 | sort -z | xargs -0r sha256sum > build/tangled.sha256.tmp
 	cpif build/tangled.sha256 < build/tangled.sha256.tmp && rm build/tangled.sha256.tmp
 	touch $@
 build/tangled.sha256: build/tangle.stamp ;
-ifneq ($(wildcard $(NWLIB)/nt),)
+ifneq ($(NOWEB),)
 $(TANGLED): build/tangle.stamp ;
 endif
 
 # NVCCFLAGS are words as the shell quotes them, read by xargs, which runs nothing they hold.
 # On a compile error, compile the #line copy too, so that the errors name book/*.nw lines.
 build/bin/%: tangled/%.cu build/setting-NVCCFLAGS | build/bin
-	xargs $(NVCC) -o $@ $< < build/setting-NVCCFLAGS || { mkdir -p build/lines; \
+	xargs $(NVCC) -o $@ $< < build/setting-NVCCFLAGS || { [ -n "$(NOWEB)" ] && [ -x $(T)/nwmarkup ] || exit 1; mkdir -p build/lines; \
 	  TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh --lines $*.cu $(CHAPTERS) > build/lines/$*.cu && \
 	  echo "$<: the same errors, at their lines in the book:" >&2; \
 	  xargs $(NVCC) -o /dev/null build/lines/$*.cu < build/setting-NVCCFLAGS; exit 1; }
@@ -174,7 +184,7 @@ $(VALUES): $(T)/values build/tangled.sha256 $(wildcard $(SET) $(SET)/*.rec) buil
 # --- weaving ----------------------------------------------------------------------------------
 # The book is one web, so every chapter's Markdown is written from the whole book's pipeline;
 # cpif replaces only the files that changed, so a prose edit re-weaves that chapter alone.
-build/md/.stamp: $(CHAPTERS) $(WEAVE_TOOLS) | build/md
+build/md/.stamp: $(CHAPTERS) build/setting-CHAPTERS $(WEAVE_TOOLS) | build/md
 	$(T)/nwmarkup $(CHAPTERS) | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx > build/md/book.pipe
 	for s in $(SLUGS); do $(T)/nw2md -c book/$$s.nw < build/md/book.pipe > build/md/$$s.tmp; \
 	  cpif build/md/$$s.md < build/md/$$s.tmp; rm build/md/$$s.tmp; done

@@ -45,8 +45,15 @@ FNR == NR {
     group = head; sub(/[ \t].*/, "", group)
     caption = head; sub(/^[^"]*"/, "", caption); sub(/".*/, "", caption)
     name = ref; sub(/:.*/, "", name); sel = substr(ref, length(name) + 2); sub(/^[ \t]+/, "", sel)
-    if (!(name in status) || status[name] == "missing") { print "missing", name; missing++; next }
-    if (status[name] != "fresh") print "stale", name, why[name]
+    if (!(name in status)) { bad(FNR, ref ": no program or session " name " in the values table"); next }
+    if (status[name] == "missing") {
+        printf "%s:%d: warning: not measured: %s (make run ONLY=%s measures it)\n", gp, FNR, name, name > "/dev/stderr"
+        print "missing", name; missing++; next
+    }
+    if (status[name] != "fresh") {
+        printf "%s:%d: warning: %s is stale: %s\n", gp, FNR, name, why[name] > "/dev/stderr"
+        print "stale", name, why[name]
+    }
     if (sel ~ /^[0-9]+\.[0-9]+$/) r = pos[name SUBSEP sel]
     else {
         k = 1
@@ -78,13 +85,11 @@ stale=$(sed -n 's/^stale \([^ ]*\) \(.*\)/\1 (\2)/p' "$tmp/facts" | sort -u | se
 runs=$(sed -n 's/^runs //p' "$tmp/facts" | sort -n -u | sed -n '1h; $!d; x; G; s/\n/-/; s/^\(.*\)-\1$/\1/; p')
 gpu=$(sed -n 's/^gpu //p' "$tmp/facts" | tr -d "'")
 if [ -n "$missing" ]; then
-    echo "$gp: warning: not measured: $missing(make run measures them); drawing a placeholder" >&2
     script="unset border; unset tics; unset key; set xrange [0:1]; set yrange [0:1]
 set label 1 'Not measured on this GPU' at graph 0.5, graph 0.6 center font ',$((fontsize + 6))'
 set label 2 'make run measures: $missing' at graph 0.5, graph 0.42 center
 plot 2"
 else
-    [ -z "$stale" ] || echo "$gp: warning: stale records: $stale" >&2
     nvalues=$(wc -l <"$tmp/data")
     ngroups=$(sed -n 's/^groups //p' "$tmp/facts")
     script="DATA='$tmp/data'; UNIT='$units'; GPU='$gpu'; RUNS='$runs'; NGROUPS=$ngroups; NVALUES=$nvalues; FONTSIZE=$fontsize; STALE='$stale'; load '$gp'"

@@ -6,7 +6,7 @@
 # (measurements), GPU (the set's name; empty: from the GPU's name), RUNS (5), TIMEOUT (seconds per run,
 # 120), FORCE (1: run everything), ONLY (names: run just those), NVCC (nvcc), GPUINFO (a command printing
 # the provenance lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi).
-# The programs are built by `make programs ARCH=native` into build/bin and run there; run.sh's own files
+# The programs are built by `make programs` (with the flags the records name) into build/bin and run there; run.sh's own files
 # live in build/run. Needs GNU coreutils (timeout, sha256sum, date +%N), iconv, awk, and bash for sessions.
 # shellcheck disable=SC3013 # test -nt: dash, bash and busybox have it
 set -u
@@ -119,7 +119,7 @@ nobuild=''
 if [ -n "$todo" ]; then
 	# -k: a program that does not compile fails alone (below); the others are still built and measured.
 	# shellcheck disable=SC2086 # MAKE may be a command with arguments
-	{ $MAKE -k -j"$(nproc)" programs ARCH=native NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
+	{ $MAKE -k -j"$(nproc)" programs NVCCFLAGS="-arch=native -Werror all-warnings" NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
 	# Its old binary is no binary of the source now: "make: *** [Makefile:9: build/bin/NAME] Error 1".
 	[ "$(cat "$WORK/make.rc")" = 0 ] || nobuild=$(sed -n 's|.*build/bin/\([A-Za-z0-9._-]*\)\] Error.*|\1|p' "$WORK/make.log" | tr "\n" " ")
 fi
