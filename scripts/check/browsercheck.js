@@ -11,6 +11,7 @@
   "use strict";
   var problems = [];
   var MAX_WIDE = 8;    // text-overflow findings per page and width, so one bad table is one screen
+  var CODE_COLS = 100; // at 1280 px, a code block whose lines are no longer than this does not scroll
   var page = decodeURIComponent(location.pathname.replace(/^.*\//, ""));
   var root = location.pathname.replace(/[^/]*$/, "");
   function oneLine(s) { return String(s).replace(/\s+/g, " ").trim().slice(0, 200); }
@@ -113,6 +114,12 @@
         problem("text wider than the page at " + w + " px in " + describe(n.parentElement) + ': "' + oneLine(n.nodeValue).slice(0, 80) + '"');
       }
     }
+    // On a desktop, code of up to CODE_COLS columns shows whole: its block does not scroll sideways.
+    if (w >= 1280) document.querySelectorAll("pre").forEach(function (pre) {
+      var cols = Math.max.apply(null, pre.textContent.split("\n").map(function (l) { return l.length; }));
+      if (cols <= CODE_COLS && pre.scrollWidth > pre.clientWidth + 1)
+        problem("a code block scrolls sideways at " + w + " px, its longest line only " + cols + " columns: " + describe(pre) + ' "' + oneLine(pre.textContent).slice(0, 60) + '"');
+    });
     // A chapter page (NN-slug.html) has the book's contents with itself marked, previous and
     // next links, and the index of chunks and of identifiers.
     if (/^[0-9][0-9]-.*\.html$/.test(page)) {
@@ -132,14 +139,8 @@
   function report() {
     var lines;
     try { lines = check(); } catch (err) { lines = problems.concat(["problem the check itself failed: " + oneLine(err)]); }
-    if (window.parent !== window) {
-      window.parent.postMessage({ browsercheck: true, width: window.innerWidth, lines: lines }, "*");
-    } else {
-      var pre = document.createElement("pre");
-      pre.id = "browsercheck-report";
-      pre.textContent = "\n" + lines.join("\n") + "\n";
-      (document.body || document.documentElement).appendChild(pre);
-    }
+    if (window.parent !== window) window.parent.postMessage({ browsercheck: true, width: window.innerWidth, lines: lines }, "*");
+    else (document.body || document.documentElement).appendChild(document.createElement("pre")).textContent = "\n" + lines.join("\n") + "\n";
   }
   // Images and styles are in by the load event; a moment more for late script errors.
   window.addEventListener("load", function () { setTimeout(report, 200); });

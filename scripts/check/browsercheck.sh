@@ -8,9 +8,11 @@
 # that does not load in CHECK_TIMEOUT seconds (default 60), and on what browsercheck.js finds:
 # script and resource errors, broken links and anchors (across pages checked here, against the ids
 # each page reports), an id used twice, a missing image or alt text, text wider than the page at
-# 390 or 1280 px outside code and tables, unparsed Markdown, a chapter page without navigation.
-# With SHOTS, it saves the whole page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png
-# (390 px). Exit 0: all pass; 1: a problem; 2: bad usage or no Chromium. DIR is left untouched.
+# 390 or 1280 px outside code and tables, a code block that scrolls at 1280 px with lines of up to
+# 100 columns, unparsed Markdown, a chapter page without navigation. With SHOTS, it saves the whole
+# page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png (390 px); a page taller than
+# 16,000 px in parts, NAME-desktop-1.png, -2.png and so on, from the top.
+# Exit 0: all pass; 1: a problem; 2: bad usage or no Chromium. DIR is left untouched.
 #
 # A harness page loads each page in two iframes, as headless Chromium will not make its window
 # narrower than 500 px but an iframe is exactly as wide as asked; --dump-dom prints the findings.
@@ -21,7 +23,7 @@ dir=${1%/}
 shots=${2:-}
 CHROMIUM=${CHROMIUM:-chromium}
 CHECK_TIMEOUT=${CHECK_TIMEOUT:-60}
-PHONE=390 DESKTOP=1280 MAXHEIGHT=16000  # px
+PHONE=390 DESKTOP=1280 PART=16000  # px
 js=$(dirname "$0")/browsercheck.js
 
 [ -d "$dir" ] || { echo "browsercheck: $dir: no such folder" >&2; exit 2; }
@@ -63,34 +65,27 @@ for p in $pages; do
              $0 = substr($0, 1, RSTART + RLENGTH - 1) "<script src=\"__browsercheck.js\"></script>" substr($0, RSTART + RLENGTH)
              done = 1
          }
-         { print }
-         END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" ||
+         { print } END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" ||
         { say "$p" "no <head> element: the page is not a complete HTML document"; continue; }
     cat >"$site/__check__$p" <<EOF
 <!DOCTYPE html>
 <html><head><meta charset="utf-8"><style>html, body { margin: 0; } iframe { border: 0; display: block; }</style></head>
-<body><pre id="report"></pre>
+<body><pre id="report"></pre><iframe width="$PHONE" height="900" src="$p"></iframe><iframe width="$DESKTOP" height="900" src="$p"></iframe>
 <script>
-var widths = [$PHONE, $DESKTOP], frames = [], got = [], left = widths.length;
+var widths = [$PHONE, $DESKTOP], frames = Array.from(document.querySelectorAll("iframe")), got = [], left = widths.length;
 function finish() {
   var out = ["BEGIN-BROWSERCHECK"];
   widths.forEach(function (w, i) {
     if (got[i]) got[i].forEach(function (l) { out.push(w + " " + l); });
     else out.push(w + " problem the page did not finish loading, or a script stopped it before its check ran");
   });
-  out.push("END-BROWSERCHECK");
-  document.getElementById("report").textContent = "\n" + out.join("\n") + "\n";
+  document.getElementById("report").textContent = "\n" + out.concat("END-BROWSERCHECK").join("\n") + "\n";
 }
 window.addEventListener("message", function (e) {
   var i = frames.findIndex(function (f) { return f.contentWindow === e.source; });
   if (i < 0 || !e.data || !e.data.browsercheck || got[i]) return;
   got[i] = e.data.lines;
   if (--left === 0) finish();
-});
-widths.forEach(function (w) {
-  var f = document.createElement("iframe");
-  f.width = w; f.height = 900; f.src = "$p";
-  frames.push(document.body.appendChild(f));
 });
 setTimeout(finish, 20000);
 </script></body></html>
@@ -130,21 +125,25 @@ for p in $pages; do
     done
     [ -n "$shots" ] || continue
     for shot in desktop:$DESKTOP phone:$PHONE; do
-        kind=${shot%:*} w=${shot#*:}
+        kind=${shot%:*} w=${shot#*:} base=$shots/${p%.html}-$kind
         h=$(sed -n "s/^$w height //p" "$scratch/found/$p" | head -n 1)
         case $h in '' | *[!0-9]*) h=900 ;; esac
         [ "$h" -ge 200 ] || h=200
-        [ "$h" -le $MAXHEIGHT ] || h=$MAXHEIGHT
-        cat >"$site/__shot__$p" <<EOF
+        # In parts of at most PART px (Chromium's limit) each: the whole page, moved up by the parts before.
+        n=$(((h + PART - 1) / PART)) i=0
+        part=$(((h + n - 1) / n))
+        rm -f "$base.png" "$base"-[0-9].png "$base"-[0-9][0-9].png
+        while [ $((i += 1)) -le $n ]; do
+            png=$base$([ "$n" -eq 1 ] || echo "-$i").png
+            cat >"$site/__shot__$p" <<EOF
 <!DOCTYPE html>
 <html><head><meta charset="utf-8"><style>html, body { margin: 0; overflow: hidden; } iframe { border: 0; display: block; }</style></head>
-<body><iframe src="$p" width="$w" height="$h"></iframe></body></html>
+<body><iframe src="$p" width="$w" height="$h" style="margin-top: -$(((i - 1) * part))px"></iframe></body></html>
 EOF
-        png=$shots/${p%.html}-$kind.png
-        rm -f "$png"
-        chromium --window-size="$w,$h" --virtual-time-budget=5000 --screenshot="$scratch/shot.png" \
-            "file://$site/__shot__$p" >"$scratch/out" 2>"$scratch/err"
-        if [ -s "$scratch/shot.png" ]; then mv "$scratch/shot.png" "$png"; else say "$p" "Chromium made no $kind screenshot"; fi
+            chromium --window-size="$w,$((i < n ? part : h - (n - 1) * part))" --virtual-time-budget=5000 \
+                --screenshot="$scratch/shot.png" "file://$site/__shot__$p" >"$scratch/out" 2>"$scratch/err"
+            if [ -s "$scratch/shot.png" ]; then mv "$scratch/shot.png" "$png"; else say "$p" "Chromium made no $kind screenshot"; fi
+        done
     done
 done
 
