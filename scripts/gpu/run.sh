@@ -14,6 +14,7 @@ export LC_ALL=C
 MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-measurements} GPU=${GPU:-}
 RUNS=${RUNS:-5} TIMEOUT=${TIMEOUT:-120} FORCE=${FORCE:-} ONLY=${ONLY:-} NVCC=${NVCC:-nvcc} GPUINFO=${GPUINFO:-}
 HERE=$(dirname "$0") BIN=$(pwd)/build/bin WORK=$(pwd)/build/run
+FLAGS='-arch=native -Werror all-warnings'   # what make programs compiles with, and the records say
 NL='
 '
 die() { echo "run.sh: $*" >&2; exit 2; }
@@ -81,9 +82,9 @@ built() { # NAME: make built build/bin/NAME from tangled/NAME.cu as it is now
 describe() { # NAME: sets kind src cmd progs, and keys: the record's lines sha256 .. command
 	nv=${NVCC##*/}
 	if [ -f "$TANGLED/$1.cu" ]; then
-		kind=program src=$1.cu cmd=./$1 progs='' cc="$nv -arch=native -Werror all-warnings -o $1 $1.cu"
+		kind=program src=$1.cu cmd=./$1 progs='' cc="$nv $FLAGS -o $1 $1.cu"
 	else
-		kind=session src=$1.sh cmd="bash $1.sh" progs='' cc="$nv -arch=native -Werror all-warnings"
+		kind=session src=$1.sh cmd="bash $1.sh" progs='' cc="$nv $FLAGS"
 		# Each ./PROG that a command line names, in order, once: the session runs the program PROG.
 		for p in $(awk '/^[ \t]*#/ { next } { s = $0
 			while (match(s, /(^|[^A-Za-z0-9_.\/-])\.\/[A-Za-z0-9_.-]+/)) {
@@ -119,7 +120,7 @@ nobuild=''
 if [ -n "$todo" ]; then
 	# -k: a program that does not compile fails alone (below); the others are still built and measured.
 	# shellcheck disable=SC2086 # MAKE may be a command with arguments
-	{ $MAKE -k -j"$(nproc)" programs NVCCFLAGS="-arch=native -Werror all-warnings" NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
+	{ $MAKE -k -j"$(nproc)" programs NVCCFLAGS="$FLAGS" NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
 	# Its old binary is no binary of the source now: "make: *** [Makefile:9: build/bin/NAME] Error 1".
 	[ "$(cat "$WORK/make.rc")" = 0 ] || nobuild=$(sed -n 's|.*build/bin/\([A-Za-z0-9._-]*\)\] Error.*|\1|p' "$WORK/make.log" | tr "\n" " ")
 fi
