@@ -1,4 +1,4 @@
-// cas_max.cu: a float atomicMax built from atomicCAS, checked against the CPU
+// cas_max.cu: a float atomicMax built from atomicCAS, two other ways, timed and checked against the CPU
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -35,6 +35,33 @@ static unsigned scramble(unsigned k) {
   return k;
 }
 
+const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
+
+// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
+// warm-up. reset() runs before every launch, outside the timed span, so that
+// each launch finds its output, and the L2 cache, in the same state.
+template <typename Reset, typename Launch>
+static float time_ms(Reset reset, Launch launch) {
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  reset();
+  launch();                                  // warm-up: loads the module, fills the caches
+  std::vector<float> ms(TIMED_LAUNCHES);
+  for (float &t : ms) {
+    reset();
+    CHECK(cudaEventRecord(begin));
+    launch();
+    CHECK(cudaEventRecord(end));
+    CHECK(cudaEventSynchronize(end));        // wait until the GPU has passed the second event
+    CHECK(cudaEventElapsedTime(&t, begin, end));
+  }
+  CHECK(cudaEventDestroy(begin));
+  CHECK(cudaEventDestroy(end));
+  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
+  return ms[TIMED_LAUNCHES / 2];
+}
+
 // atomicMax has no float version, but atomicCAS can build any atomic
 // read-modify-write: read the current value, compute the new one, and swap it
 // in only if the location still holds what we read; if another thread got
@@ -52,35 +79,74 @@ __device__ void atomic_max(float *address, float value) {
   }
 }
 
+// The same maximum from libcu++: atomic_ref<float> has fetch_max.
+__device__ void atomic_max_ref(float *address, float value) {
+  cuda::atomic_ref<float, cuda::thread_scope_device>(*address).fetch_max(
+      value, cuda::memory_order_relaxed);
+}
+
+// The integer trick. Non-negative floats are ordered like their bits read as
+// signed integers; negative floats are ordered backwards, like their bits read
+// as unsigned integers. So one integer atomic on the bits does it, chosen by
+// the sign of the value (signbit, so that -0.0f counts as negative).
+__device__ void atomic_max_bits(float *address, float value) {
+  if (!signbit(value)) atomicMax(reinterpret_cast<int *>(address), __float_as_int(value));
+  else atomicMin(reinterpret_cast<unsigned *>(address), __float_as_uint(value));
+}
+
+template <void (*MAX)(float *, float)>
 __global__ void max_kernel(const float *x, float *result, int n) {
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx < n) atomic_max(result, x[idx]);
+  if (idx < n) MAX(result, x[idx]);
+}
+
+template <void (*MAX)(float *, float)>
+static void launch_max(const float *d_x, float *d_max) {
+  max_kernel<MAX><<<N / THREADS, THREADS>>>(d_x, d_max, N);
+  CHECK(cudaGetLastError());
+}
+
+struct Method {
+  const char *name;
+  void (*launch)(const float *, float *);
+};
+const Method METHODS[] = {{"CAS loop", launch_max<atomic_max>},
+                          {"atomic_ref fetch_max", launch_max<atomic_max_ref>},
+                          {"integer atomicMax and atomicMin", launch_max<atomic_max_bits>}};
+
+// Find the maximum of x with every method, timed, and compare each with the CPU.
+static bool max_case(const char *input, const std::vector<float> &x, float *d_x, float *d_max) {
+  const float expected = *std::max_element(x.begin(), x.end());
+  CHECK(cudaMemcpy(d_x, x.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+  printf("%s input, CPU max: %.3f\n", input, expected);
+  bool ok = true;
+  for (const Method &m : METHODS) {
+    const float start = -INFINITY;                         // below every input
+    const float ms = time_ms(
+        [&] { CHECK(cudaMemcpy(d_max, &start, sizeof(float), cudaMemcpyHostToDevice)); },
+        [&] { m.launch(d_x, d_max); });
+    float got = 0.0f;
+    CHECK(cudaMemcpy(&got, d_max, sizeof(float), cudaMemcpyDeviceToHost));
+    printf("%s, %s input: %.4f ms\n", m.name, input, ms);
+    if (got != expected) {   // a maximum involves no rounding: it must match exactly
+      fprintf(stderr, "%s, %s input: GPU max %.3f, CPU max %.3f\n", m.name, input, got, expected);
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 int main() {
   std::vector<float> x(N);
-  float expected = -INFINITY;
-  for (int k = 0; k < N; k++) {
-    x[k] = (scramble(k) % STEPS) * STEP + LOWEST;
-    expected = std::max(expected, x[k]);
-  }
-
+  for (int k = 0; k < N; k++) x[k] = (scramble(k) % STEPS) * STEP + LOWEST;
   float *d_x, *d_max;
   CHECK(cudaMalloc(&d_x, N * sizeof(float)));
   CHECK(cudaMalloc(&d_max, sizeof(float)));
-  CHECK(cudaMemcpy(d_x, x.data(), N * sizeof(float), cudaMemcpyHostToDevice));
-  const float start = -INFINITY;                           // below every input
-  CHECK(cudaMemcpy(d_max, &start, sizeof(float), cudaMemcpyHostToDevice));
-  max_kernel<<<N / THREADS, THREADS>>>(d_x, d_max, N);
-  CHECK(cudaGetLastError());
-  float got = 0.0f;
-  CHECK(cudaMemcpy(&got, d_max, sizeof(float), cudaMemcpyDeviceToHost));
+  bool ok = max_case("scrambled", x, d_x, d_max);
+  for (int k = 0; k < N; k++) x[k] = k * STEP + LOWEST;   // each value above all before it
+  ok = max_case("ascending", x, d_x, d_max) && ok;
   CHECK(cudaFree(d_x));
   CHECK(cudaFree(d_max));
-
-  printf("GPU max: %.3f\n", got);
-  printf("CPU max: %.3f\n", expected);
-  const bool ok = got == expected;   // a maximum involves no rounding: it must match exactly
   puts(ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 // float_block.cu: the same float sum, reduced per block first, then one atomicAdd per block
+#include <cassert>
 #include <cmath>
 #include <vector>
 #include <cstdio>
@@ -29,6 +30,7 @@ const float VALUE = 0.1f;
 // BARRIER = false leaves out the barrier between steps: a deliberate bug.
 template <typename T, bool BARRIER = true>
 __device__ T block_sum(T *partial) {
+  assert(blockDim.x == THREADS);         // the tree covers THREADS elements, no more, no fewer
   const int t = threadIdx.x;
   __syncthreads();                       // all elements stored before any is read
   for (int half = THREADS / 2; half > 0; half /= 2) {

@@ -1,4 +1,6 @@
 // reduce_warp.cu: sum 16M digits with shuffles in each warp, one atomicAdd per warp
+#include <algorithm>
+#include <initializer_list>
 #include <vector>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,8 @@
 const int N = 1 << 24;
 const int THREADS = 256;
 const int BLOCKS = N / THREADS;   // one thread per element (N is a multiple of THREADS)
+const int WARP = 32;
+const int MOST_SUMS = N / WARP;   // the most sums a variant leaves: one per warp
 const unsigned DIGITS = 10;       // the elements are the digits 0 to 9
 
 // A fixed, well-mixed function of the index: "random" data that is the same
@@ -32,36 +36,56 @@ static unsigned scramble(unsigned k) {
   return k;
 }
 
-// GPU time of whatever launch() enqueues, in milliseconds.
-template <typename Launch>
-static float time_ms(Launch launch) {
+const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
+
+// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
+// warm-up. reset() runs before every launch, outside the timed span, so that
+// each launch finds its output, and the L2 cache, in the same state.
+template <typename Reset, typename Launch>
+static float time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
-  CHECK(cudaEventRecord(begin));
-  launch();
-  CHECK(cudaEventRecord(end));
-  CHECK(cudaEventSynchronize(end));   // wait until the GPU has passed the second event
-  float ms = 0.0f;
-  CHECK(cudaEventElapsedTime(&ms, begin, end));
+  reset();
+  launch();                                  // warm-up: loads the module, fills the caches
+  std::vector<float> ms(TIMED_LAUNCHES);
+  for (float &t : ms) {
+    reset();
+    CHECK(cudaEventRecord(begin));
+    launch();
+    CHECK(cudaEventRecord(end));
+    CHECK(cudaEventSynchronize(end));        // wait until the GPU has passed the second event
+    CHECK(cudaEventElapsedTime(&t, begin, end));
+  }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  return ms;
+  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
+  return ms[TIMED_LAUNCHES / 2];
 }
 
-const int WARP = 32;
+// Where a block or a warp puts its sum: into the one total with an atomic,
+// or, with ATOMIC = false, into a slot of its own with a plain store. The
+// second is the experiment: the same kernel with its atomic taken out.
+template <bool ATOMIC>
+__device__ void send_sum(unsigned long long *out, int slot, unsigned long long sum) {
+  if constexpr (ATOMIC) atomicAdd(out, sum);
+  else out[slot] = sum;
+}
+
 const unsigned ALL_LANES = 0xffffffffu;   // every lane takes part in each shuffle
 
-__global__ void reduce_warp(const unsigned *x, unsigned long long *total, int n) {
+template <bool ATOMIC>
+__global__ void reduce_warp(const unsigned *x, unsigned long long *out, int n) {
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned v = idx < n ? x[idx] : 0;
+  unsigned v = idx < n ? x[idx] : 0;   // no early return: all 32 lanes must reach the shuffles
   for (int offset = WARP / 2; offset > 0; offset /= 2)
     v += __shfl_down_sync(ALL_LANES, v, offset);   // v of the lane offset places up
-  if (threadIdx.x % WARP == 0) atomicAdd(total, (unsigned long long)v);   // lane 0 of each warp
+  if (threadIdx.x % WARP == 0) send_sum<ATOMIC>(out, idx / WARP, v);   // lane 0 of each warp
 }
 
-static void launch_warp(const unsigned *d_x, unsigned long long *d_total) {
-  reduce_warp<<<BLOCKS, THREADS>>>(d_x, d_total, N);
+template <bool ATOMIC>
+static void launch_warp(const unsigned *d_x, unsigned long long *d_out) {
+  reduce_warp<ATOMIC><<<BLOCKS, THREADS>>>(d_x, d_out, N);
   CHECK(cudaGetLastError());
 }
 
@@ -78,29 +102,51 @@ static unsigned long long upload_digits(unsigned **d_x) {
   return sum;
 }
 
-// Time one launch of a reduction (after a warm-up), check its sum, and
-// return the exit status.
-static int run_reduction(const char *label,
-                         void (*launch)(const unsigned *, unsigned long long *)) {
+// One variant of the sum: its label, its launch, and how many sums it leaves
+// in the output: 1 (the total), or one per block or per warp when it stores
+// them instead of adding them up with atomics; the CPU adds those.
+struct Reduction {
+  const char *label;
+  void (*launch)(const unsigned *, unsigned long long *);
+  int sums;
+};
+
+// Time each variant (the median of TIMED_LAUNCHES launches after a warm-up),
+// check its sum, print its time and the bandwidth at which it read the input,
+// and return the exit status. The whole output, MOST_SUMS slots, is cleared
+// before every launch of every variant, so each launch starts from the same
+// state.
+static int run_reductions(std::initializer_list<Reduction> variants) {
   unsigned *d_x;
   const unsigned long long expected = upload_digits(&d_x);
-  unsigned long long *d_total;
-  CHECK(cudaMalloc(&d_total, sizeof(unsigned long long)));
+  unsigned long long *d_out;
+  const size_t out_bytes = MOST_SUMS * sizeof(unsigned long long);
+  CHECK(cudaMalloc(&d_out, out_bytes));
 
-  CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long)));
-  launch(d_x, d_total);                                       // warm-up
-  CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long)));
-  const float ms = time_ms([&] { launch(d_x, d_total); });
-  unsigned long long total = 0;
-  CHECK(cudaMemcpy(&total, d_total, sizeof(total), cudaMemcpyDeviceToHost));
+  bool ok = true;
+  for (const Reduction &r : variants) {
+    const float ms = time_ms([&] { CHECK(cudaMemset(d_out, 0, out_bytes)); },
+                             [&] { r.launch(d_x, d_out); });
+    std::vector<unsigned long long> sums(r.sums);
+    CHECK(cudaMemcpy(sums.data(), d_out, r.sums * sizeof(unsigned long long),
+                     cudaMemcpyDeviceToHost));
+    unsigned long long total = 0;
+    for (unsigned long long s : sums) total += s;
+    printf("%s: %.4f ms\n", r.label, ms);
+    printf("%s, bandwidth: %.0f GB/s\n", r.label, N * sizeof(unsigned) / (ms * 1e6));
+    if (total != expected) {
+      fprintf(stderr, "%s: GPU sum %llu, CPU sum %llu\n", r.label, total, expected);
+      ok = false;
+    }
+  }
   CHECK(cudaFree(d_x));
-  CHECK(cudaFree(d_total));
-
-  printf("%s: %.3f ms\n", label, ms);
-  printf("GPU sum %llu, CPU sum %llu\n", total, expected);
-  const bool ok = total == expected;
+  CHECK(cudaFree(d_out));
+  printf("CPU sum: %llu\n", expected);
   puts(ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
 
-int main() { return run_reduction("one atomic per warp", launch_warp); }
+int main() {
+  return run_reductions({{"one atomic per warp", launch_warp<true>, 1},
+                         {"warp sums stored, no atomic", launch_warp<false>, MOST_SUMS}});
+}

@@ -102,7 +102,7 @@ end
 --   TERM := NUMBER | REF | min(REF) | max(REF)      REF := NAME:L.N | NAME: LABEL | NAME: LABEL #K
 -- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio, whose two terms are its sides).
 local PROV = { gpu = 'gpu', sm_count = 'sm_count', driver = 'driver', cuda = 'cuda_runtime', nvcc = 'nvcc',
-               date = 'date' }
+               date = 'date', l2_cache = 'l2_cache', memory = 'memory' }
 local CMP = { ['<'] = function(a, b) return a < b end, ['<='] = function(a, b) return a <= b end,
               ['>'] = function(a, b) return a > b end, ['>='] = function(a, b) return a >= b end,
               ['=='] = function(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(a), math.abs(b)) end }

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The header keys; from gpu on they are provenance, and from compile on they go out as prov rows. */
+/* The header keys: from gpu on provenance, from compile on prov rows; a record may lack those after date. */
 static const char *const keys[] = { "name", "kind", "source", "sha256", "compile", "command", "gpu",
-	"compute_capability", "sm_count", "sm_clock_mhz", "driver", "cuda_runtime", "nvcc", "date" };
-enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE = 13, NKEYS };
+	"compute_capability", "sm_count", "sm_clock_mhz", "driver", "cuda_runtime", "nvcc", "date", "l2_cache", "memory" };
+enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE = 13, K_LATER, NKEYS = K_LATER + 2 };
 static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s", "TB/s", "%" };
 #define NUNITS (sizeof units / sizeof units[0])
 #define RUN_SHAPE "'run N exit N wall_s S'"
@@ -154,7 +154,7 @@ static int check_header(struct record *r, size_t lineno, const char *found)
 {
 	size_t k;
 
-	for (k = 0; k < NKEYS; k++)
+	for (k = 0; k < K_LATER; k++)
 		if (!r->hdr[k])
 			return fail(r->path, lineno, found, "'%s VALUE' in the header", keys[k]);
 	return 0;
@@ -578,7 +578,8 @@ int main(int argc, char **argv)
 		row("record", r->name, why ? "stale" : "fresh", why ? why : "-", n, r->hdr[K_KIND], NULL);
 		nv = values(r, &v, &rep);
 		for (k = K_COMPILE; k < NKEYS; k++)
-			row("prov", r->name, keys[k], r->hdr[k], NULL);
+			if (r->hdr[k])
+				row("prov", r->name, keys[k], r->hdr[k], NULL);
 		snprintf(n, sizeof n, "%d", r->runs[rep].exit);  /* of the run its console shows */
 		row("prov", r->name, "exit", n, NULL);
 		for (k = 0; k < nv; k++) {

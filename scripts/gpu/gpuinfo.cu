@@ -65,6 +65,7 @@ int main()
 		std::printf("sm_clock_mhz unknown\n");
 	std::printf("driver %s\n", driver);
 	std::printf("cuda_runtime %d.%d\n", runtime / 1000, runtime % 1000 / 10);
+	std::printf("l2_cache %d MiB\nmemory %.0f GiB\n", p.l2CacheSize >> 20, p.totalGlobalMem / 1073741824.0);
 	if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
 		std::fprintf(stderr, "gpuinfo: cannot write to stdout\n");
 		return 1;
