@@ -37,9 +37,21 @@ static unsigned scramble(unsigned k) {
 
 const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
 
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
 // The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
 // warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output, and the L2 cache, in the same state.
+// each launch finds its output in the same state. Both must only enqueue work
+// (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
 static float time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
@@ -49,6 +61,8 @@ static float time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, fills the caches
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
+    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
+    CHECK(cudaGetLastError());
     reset();
     CHECK(cudaEventRecord(begin));
     launch();
@@ -65,16 +79,20 @@ static float time_ms(Reset reset, Launch launch) {
 // atomicMax has no float version, but atomicCAS can build any atomic
 // read-modify-write: read the current value, compute the new one, and swap it
 // in only if the location still holds what we read; if another thread got
-// there first, look at its value and try again.
+// there first, look at its value and try again. With EARLY_EXIT, a thread
+// whose value is not above the one it saw is done at once. EARLY_EXIT = false
+// is the experiment: every thread must then get a swap of its own through.
+template <bool EARLY_EXIT = true>
 __device__ void atomic_max(float *address, float value) {
   unsigned *bits = reinterpret_cast<unsigned *>(address);
   // The first guess is a plain read racing with other threads' swaps: an atomic
   // load says so, and the CAS below corrects a stale guess anyway.
   unsigned seen = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*bits).load(
       cuda::memory_order_relaxed);
-  while (__uint_as_float(seen) < value) {
-    const unsigned before = atomicCAS(bits, seen, __float_as_uint(value));
-    if (before == seen) return;   // the location held what we saw: our value is in
+  while (!EARLY_EXIT || __uint_as_float(seen) < value) {
+    const unsigned larger = __float_as_uint(fmaxf(__uint_as_float(seen), value));
+    const unsigned before = atomicCAS(bits, seen, larger);
+    if (before == seen) return;   // the location held what we saw: the larger value is in
     seen = before;                // someone changed it: compare with the new value
   }
 }
@@ -110,20 +128,23 @@ struct Method {
   const char *name;
   void (*launch)(const float *, float *);
 };
-const Method METHODS[] = {{"CAS loop", launch_max<atomic_max>},
+const Method METHODS[] = {{"CAS loop", launch_max<atomic_max<true>>},
+                          {"CAS loop without the early exit", launch_max<atomic_max<false>>},
                           {"atomic_ref fetch_max", launch_max<atomic_max_ref>},
                           {"integer atomicMax and atomicMin", launch_max<atomic_max_bits>}};
 
 // Find the maximum of x with every method, timed, and compare each with the CPU.
-static bool max_case(const char *input, const std::vector<float> &x, float *d_x, float *d_max) {
+static bool max_case(const char *input, const std::vector<float> &x, float *d_x, float *d_max,
+                     const float *d_start) {
   const float expected = *std::max_element(x.begin(), x.end());
   CHECK(cudaMemcpy(d_x, x.data(), N * sizeof(float), cudaMemcpyHostToDevice));
   printf("%s input, CPU max: %.3f\n", input, expected);
   bool ok = true;
   for (const Method &m : METHODS) {
-    const float start = -INFINITY;                         // below every input
     const float ms = time_ms(
-        [&] { CHECK(cudaMemcpy(d_max, &start, sizeof(float), cudaMemcpyHostToDevice)); },
+        [&] {
+          CHECK(cudaMemcpyAsync(d_max, d_start, sizeof(float), cudaMemcpyDeviceToDevice));
+        },
         [&] { m.launch(d_x, d_max); });
     float got = 0.0f;
     CHECK(cudaMemcpy(&got, d_max, sizeof(float), cudaMemcpyDeviceToHost));
@@ -139,14 +160,18 @@ static bool max_case(const char *input, const std::vector<float> &x, float *d_x,
 int main() {
   std::vector<float> x(N);
   for (int k = 0; k < N; k++) x[k] = (scramble(k) % STEPS) * STEP + LOWEST;
-  float *d_x, *d_max;
+  float *d_x, *d_max, *d_start;
   CHECK(cudaMalloc(&d_x, N * sizeof(float)));
   CHECK(cudaMalloc(&d_max, sizeof(float)));
-  bool ok = max_case("scrambled", x, d_x, d_max);
+  CHECK(cudaMalloc(&d_start, sizeof(float)));
+  const float start = -INFINITY;                           // below every input
+  CHECK(cudaMemcpy(d_start, &start, sizeof(float), cudaMemcpyHostToDevice));
+  bool ok = max_case("scrambled", x, d_x, d_max, d_start);
   for (int k = 0; k < N; k++) x[k] = k * STEP + LOWEST;   // each value above all before it
-  ok = max_case("ascending", x, d_x, d_max) && ok;
+  ok = max_case("ascending", x, d_x, d_max, d_start) && ok;
   CHECK(cudaFree(d_x));
   CHECK(cudaFree(d_max));
+  CHECK(cudaFree(d_start));
   puts(ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }

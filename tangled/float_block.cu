@@ -24,15 +24,17 @@ const int BLOCKS = N / THREADS;
 const int LAUNCHES = 3;
 const float VALUE = 0.1f;
 
-// Sum partial[0 .. THREADS) of this block, in place, as a tree: at each step
-// the lower half of the active threads adds in the upper half. Every thread
-// of the block must call it, after storing its own partial[threadIdx.x].
-// BARRIER = false leaves out the barrier between steps: a deliberate bug.
+// Sum the THREADS values of a block, one per thread, as a tree in shared
+// memory partial[0 .. THREADS): at each step the lower half of the active
+// threads adds in the upper half. Every thread of the block must call it with
+// its own value. BARRIER = false leaves out the barrier between steps: a
+// deliberate bug.
 template <typename T, bool BARRIER = true>
-__device__ T block_sum(T *partial) {
-  assert(blockDim.x == THREADS);         // the tree covers THREADS elements, no more, no fewer
+__device__ T block_sum(T *partial, T mine) {
+  assert(blockDim.x == THREADS);         // before the store: more threads would write past the end
   const int t = threadIdx.x;
-  __syncthreads();                       // all elements stored before any is read
+  partial[t] = mine;
+  __syncthreads();                       // all values stored before any is read
   for (int half = THREADS / 2; half > 0; half /= 2) {
     if (t < half) partial[t] += partial[t + half];
     if constexpr (BARRIER) __syncthreads();   // this step done before the next reads it
@@ -43,8 +45,7 @@ __device__ T block_sum(T *partial) {
 __global__ void float_block_sum(const float *x, float *total, int n) {
   __shared__ float partial[THREADS];
   const int idx = blockIdx.x * THREADS + threadIdx.x;
-  partial[threadIdx.x] = idx < n ? x[idx] : 0.0f;
-  const float sum = block_sum(partial);
+  const float sum = block_sum(partial, idx < n ? x[idx] : 0.0f);
   if (threadIdx.x == 0) atomicAdd(total, sum);   // BLOCKS additions instead of N
 }
 

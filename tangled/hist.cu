@@ -34,9 +34,21 @@ static unsigned scramble(unsigned k) {
 
 const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
 
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
 // The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
 // warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output, and the L2 cache, in the same state.
+// each launch finds its output in the same state. Both must only enqueue work
+// (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
 static float time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
@@ -46,6 +58,8 @@ static float time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, fills the caches
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
+    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
+    CHECK(cudaGetLastError());
     reset();
     CHECK(cudaEventRecord(begin));
     launch();

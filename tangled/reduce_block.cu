@@ -40,9 +40,21 @@ static unsigned scramble(unsigned k) {
 
 const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
 
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
 // The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
 // warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output, and the L2 cache, in the same state.
+// each launch finds its output in the same state. Both must only enqueue work
+// (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
 static float time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
@@ -52,6 +64,8 @@ static float time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, fills the caches
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
+    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
+    CHECK(cudaGetLastError());
     reset();
     CHECK(cudaEventRecord(begin));
     launch();
@@ -65,24 +79,35 @@ static float time_ms(Reset reset, Launch launch) {
   return ms[TIMED_LAUNCHES / 2];
 }
 
-// Where a block or a warp puts its sum: into the one total with an atomic,
-// or, with ATOMIC = false, into a slot of its own with a plain store. The
-// second is the experiment: the same kernel with its atomic taken out.
-template <bool ATOMIC>
+// How a block or a warp sends its sum. Send::atomic, the kernel as written:
+// into the one total, with an atomic whose result is not used. The other two
+// are experiments. Send::atomic_waits: the same atomic, but its result is
+// compared, so the thread must wait for the old value to come back.
+// Send::store: no atomic at all, a plain store into a slot of its own.
+enum class Send { atomic, atomic_waits, store };
+
+template <Send HOW>
 __device__ void send_sum(unsigned long long *out, int slot, unsigned long long sum) {
-  if constexpr (ATOMIC) atomicAdd(out, sum);
-  else out[slot] = sum;
+  if constexpr (HOW == Send::atomic) {
+    atomicAdd(out, sum);
+  } else if constexpr (HOW == Send::atomic_waits) {
+    if (atomicAdd(out, sum) == ~0ull) out[1] = 0;   // never true, but it needs the old value
+  } else {
+    out[slot] = sum;
+  }
 }
 
-// Sum partial[0 .. THREADS) of this block, in place, as a tree: at each step
-// the lower half of the active threads adds in the upper half. Every thread
-// of the block must call it, after storing its own partial[threadIdx.x].
-// BARRIER = false leaves out the barrier between steps: a deliberate bug.
+// Sum the THREADS values of a block, one per thread, as a tree in shared
+// memory partial[0 .. THREADS): at each step the lower half of the active
+// threads adds in the upper half. Every thread of the block must call it with
+// its own value. BARRIER = false leaves out the barrier between steps: a
+// deliberate bug.
 template <typename T, bool BARRIER = true>
-__device__ T block_sum(T *partial) {
-  assert(blockDim.x == THREADS);         // the tree covers THREADS elements, no more, no fewer
+__device__ T block_sum(T *partial, T mine) {
+  assert(blockDim.x == THREADS);         // before the store: more threads would write past the end
   const int t = threadIdx.x;
-  __syncthreads();                       // all elements stored before any is read
+  partial[t] = mine;
+  __syncthreads();                       // all values stored before any is read
   for (int half = THREADS / 2; half > 0; half /= 2) {
     if (t < half) partial[t] += partial[t + half];
     if constexpr (BARRIER) __syncthreads();   // this step done before the next reads it
@@ -90,18 +115,17 @@ __device__ T block_sum(T *partial) {
   return partial[0];
 }
 
-template <bool BARRIER, bool ATOMIC>
+template <bool BARRIER, Send HOW>
 __global__ void reduce_block(const unsigned *x, unsigned long long *out, int n) {
   __shared__ unsigned partial[THREADS];
   const int idx = blockIdx.x * THREADS + threadIdx.x;
-  partial[threadIdx.x] = idx < n ? x[idx] : 0;
-  const unsigned sum = block_sum<unsigned, BARRIER>(partial);
-  if (threadIdx.x == 0) send_sum<ATOMIC>(out, blockIdx.x, sum);   // one per block
+  const unsigned sum = block_sum<unsigned, BARRIER>(partial, idx < n ? x[idx] : 0u);
+  if (threadIdx.x == 0) send_sum<HOW>(out, blockIdx.x, sum);   // one per block
 }
 
-template <bool BARRIER, bool ATOMIC>
+template <bool BARRIER, Send HOW>
 static void launch_block(const unsigned *d_x, unsigned long long *d_out) {
-  reduce_block<BARRIER, ATOMIC><<<BLOCKS, THREADS>>>(d_x, d_out, N);
+  reduce_block<BARRIER, HOW><<<BLOCKS, THREADS>>>(d_x, d_out, N);
   CHECK(cudaGetLastError());
 }
 
@@ -172,7 +196,7 @@ static int run_once() {
   unsigned long long *d_total;
   CHECK(cudaMalloc(&d_total, sizeof(unsigned long long)));
   CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long)));
-  launch_block<BARRIER, true>(d_x, d_total);
+  launch_block<BARRIER, Send::atomic>(d_x, d_total);
   unsigned long long total = 0;
   CHECK(cudaMemcpy(&total, d_total, sizeof(total), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(d_x));
@@ -195,6 +219,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s [--once | --no-barrier]\n", argv[0]);
     return 2;
   }
-  return run_reductions({{"one atomic per block", launch_block<true, true>, 1},
-                         {"block sums stored, no atomic", launch_block<true, false>, BLOCKS}});
+  return run_reductions({{"one atomic per block", launch_block<true, Send::atomic>, 1},
+                         {"one atomic per block, its result used",
+                          launch_block<true, Send::atomic_waits>, 1},
+                         {"block sums stored, no atomic", launch_block<true, Send::store>, BLOCKS}});
 }

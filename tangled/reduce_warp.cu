@@ -38,9 +38,21 @@ static unsigned scramble(unsigned k) {
 
 const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
 
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
 // The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
 // warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output, and the L2 cache, in the same state.
+// each launch finds its output in the same state. Both must only enqueue work
+// (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
 static float time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
@@ -50,6 +62,8 @@ static float time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, fills the caches
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
+    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
+    CHECK(cudaGetLastError());
     reset();
     CHECK(cudaEventRecord(begin));
     launch();
@@ -63,29 +77,38 @@ static float time_ms(Reset reset, Launch launch) {
   return ms[TIMED_LAUNCHES / 2];
 }
 
-// Where a block or a warp puts its sum: into the one total with an atomic,
-// or, with ATOMIC = false, into a slot of its own with a plain store. The
-// second is the experiment: the same kernel with its atomic taken out.
-template <bool ATOMIC>
+// How a block or a warp sends its sum. Send::atomic, the kernel as written:
+// into the one total, with an atomic whose result is not used. The other two
+// are experiments. Send::atomic_waits: the same atomic, but its result is
+// compared, so the thread must wait for the old value to come back.
+// Send::store: no atomic at all, a plain store into a slot of its own.
+enum class Send { atomic, atomic_waits, store };
+
+template <Send HOW>
 __device__ void send_sum(unsigned long long *out, int slot, unsigned long long sum) {
-  if constexpr (ATOMIC) atomicAdd(out, sum);
-  else out[slot] = sum;
+  if constexpr (HOW == Send::atomic) {
+    atomicAdd(out, sum);
+  } else if constexpr (HOW == Send::atomic_waits) {
+    if (atomicAdd(out, sum) == ~0ull) out[1] = 0;   // never true, but it needs the old value
+  } else {
+    out[slot] = sum;
+  }
 }
 
 const unsigned ALL_LANES = 0xffffffffu;   // every lane takes part in each shuffle
 
-template <bool ATOMIC>
+template <Send HOW>
 __global__ void reduce_warp(const unsigned *x, unsigned long long *out, int n) {
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned v = idx < n ? x[idx] : 0;   // no early return: all 32 lanes must reach the shuffles
   for (int offset = WARP / 2; offset > 0; offset /= 2)
     v += __shfl_down_sync(ALL_LANES, v, offset);   // v of the lane offset places up
-  if (threadIdx.x % WARP == 0) send_sum<ATOMIC>(out, idx / WARP, v);   // lane 0 of each warp
+  if (threadIdx.x % WARP == 0) send_sum<HOW>(out, idx / WARP, v);   // lane 0 of each warp
 }
 
-template <bool ATOMIC>
+template <Send HOW>
 static void launch_warp(const unsigned *d_x, unsigned long long *d_out) {
-  reduce_warp<ATOMIC><<<BLOCKS, THREADS>>>(d_x, d_out, N);
+  reduce_warp<HOW><<<BLOCKS, THREADS>>>(d_x, d_out, N);
   CHECK(cudaGetLastError());
 }
 
@@ -147,6 +170,6 @@ static int run_reductions(std::initializer_list<Reduction> variants) {
 }
 
 int main() {
-  return run_reductions({{"one atomic per warp", launch_warp<true>, 1},
-                         {"warp sums stored, no atomic", launch_warp<false>, MOST_SUMS}});
+  return run_reductions({{"one atomic per warp", launch_warp<Send::atomic>, 1},
+                         {"warp sums stored, no atomic", launch_warp<Send::store>, MOST_SUMS}});
 }
