@@ -6,11 +6,10 @@
  *     [qualifiers] type name(...        a function or kernel (not a prototype: no final ';')
  *     #define NAME                      a macro
  *     const/constexpr/__constant__/__device__ type NAME = ..., NAME2 = ...;   constants or variables
- *     struct/class/enum NAME
+ *     struct/class/enum NAME, enum class NAME
  * and adds "@index defn NAME" after the line. finduses then marks the uses, noidx indexes them.
  * The book is cut into chapters at their titles, so a chunk before a chapter's "# " title is an error.
- * usage: nwmarkup x.nw | cudadefs | finduses | noidx | nw2md
- */
+ * usage: nwmarkup x.nw | cudadefs | finduses | noidx | nw2md */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +99,8 @@ static void definitions(const char *s)
         return;
     static const char *types[] = {"struct", "class", "enum", NULL};
     if (words >= 2 && listed(word[0], len[0], types)) {
-        defn(word[1], len[1]);
+        int k = words >= 3 && listed(word[1], len[1], types);  /* enum class NAME: the name comes third */
+        defn(word[1 + k], len[1 + k]);
         return;
     }
     const char *name = word[words - 1];
