@@ -35,10 +35,10 @@ set format y "%g"
 set xtics nomirror font F
 set ytics nomirror font F
 set xlabel "updates of the one total, log scale" font F offset 0, 0.3
-set ylabel sprintf("time on the %s (%s), log scale", GPU, UNIT) font F offset 1, 0
+set ylabel sprintf("time on the %s (%s), log scale", GPU, UNIT) font F offset -0.5, 0
 set grid xtics ytics lc rgb "#d9dce1" lw 1 dt 1
 set border 3 lc rgb "#5f6368"
-set lmargin at screen 0.13
+set lmargin at screen 0.15
 set rmargin at screen 0.97
 set tmargin at screen 0.70
 set bmargin at screen 0.15
