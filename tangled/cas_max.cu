@@ -58,7 +58,7 @@ static float time_ms(Reset reset, Launch launch) {
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
   reset();
-  launch();                                  // warm-up: loads the module, fills the caches
+  launch();                                  // warm-up: loads the module, caches what fits
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
     hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
