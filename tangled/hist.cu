@@ -124,7 +124,7 @@ int main() {
   for (const Counter &c : counters) most = std::max(most, c.histograms);
 
   std::vector<unsigned char> data(N);
-  for (int k = 0; k < N; k++) data[k] = scramble(k) >> 24;   // even over all bins
+  for (int k = 0; k < N; k++) data[k] = scramble(k) >> 24;   // nearly even over all bins
   unsigned char *d_data;
   unsigned *d_bins;
   CHECK(cudaMalloc(&d_data, N));
