@@ -43,12 +43,22 @@ MISSING := $(filter-out $(wildcard $(CHAPTERS)),$(CHAPTERS))
 ifneq ($(MISSING),)
 $(error $(MISSING): no such chapter file; CHAPTERS names it, and chapters are book/NN-slug.nw)
 endif
-GPU ?= h200
-ifneq ($(words $(GPU))$(filter .%,$(GPU))$(call unsafe,$(GPU),$(alnum) . _ -),1)
+# The default set is named in book/default-set alone. Every set in measurements/ is woven into one
+# site: GPU's pages are SLUG.html, another set's SLUG.SET.html; GPU= also picks build/book.pdf's set.
+GPU ?= $(strip $(file <book/default-set))
+# $(call not-set,NAME) is NAME unless it is one word of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'.
+not-set = $(if $(filter-out 1,$(words $(1))$(filter .%,$(1))$(call unsafe,$(1),$(alnum) . _ -)),$(or $(1),(empty)))
+ifneq ($(call not-set,$(GPU)),)
 $(error GPU=$(GPU): not a measurement set's name: GPU is one word of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.')
 endif
-SET := measurements/$(GPU)
+COMMITTED := $(patsubst measurements/%/,%,$(wildcard measurements/*/))
+ifneq ($(strip $(foreach s,$(COMMITTED),$(call not-set,$(s)))),)
+$(error measurements/$(firstword $(foreach s,$(COMMITTED),$(call not-set,$(s)))): not a measurement set's name: rename the folder to one word of A-Z, a-z, 0-9, '.', '_' and '-')
+endif
+SETS := $(sort $(GPU) $(COMMITTED))
 VALUES := build/values/$(GPU).tsv
+# $(call sfx,SET): what the names of SET's pages, figures and PDF carry before their extension.
+sfx = $(if $(filter $(GPU),$(1)),,.$(1))
 # A file in tangled/ with a name no root may have is a leftover for tangle.sh to remove, not a target.
 TANGLED := $(wildcard $(foreach f,$(filter tangled/%,$(wildcard tangled/*)),$(if $(filter-out .,$(suffix $f)),$(if \
              $(call unsafe,$(basename $(notdir $f)),$(alnum) _ -)$(call unsafe,$(suffix $f),$(alnum) .),,$f))))
@@ -65,7 +75,8 @@ NOWEB := $(wildcard $(NWLIB)/nt)
 PANDOC ?= pandoc
 T := build/tools
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
-PAGES := $(SLUGS:%=build/html/%.html)
+# Every page of the site: each set's chapters, front page and measurements page.
+SITE_PAGES := $(foreach s,$(SETS),$(foreach p,$(SLUGS) index measurements,$(p)$(call sfx,$(s))))
 MD := $(SLUGS:%=build/md/%.md)
 # run.sh calls make itself; named so, make -n does not run it as a recursive make.
 SUBMAKE := $(MAKE)
@@ -83,11 +94,11 @@ all: html pdf
 tangle: build/tangle.stamp
 
 # Weave the HTML site only (build/html/): an author's edit loop, no TeX.
-html: $(PAGES) build/html/index.html build/html/measurements.html build/html/style.css \
-      $(FIGURES:%=build/html/%.svg) build/html/.pruned
+html: $(SITE_PAGES:%=build/html/%.html) $(foreach s,$(SETS),$(FIGURES:%=build/html/%$(call sfx,$(s)).svg)) \
+      build/html/style.css build/html/.pruned
 
-# Weave the PDF (build/book.pdf, also linked from the site).
-pdf: build/book.pdf build/html/book.pdf
+# Weave the PDF: build/book.pdf of the set GPU=, and each set's PDF for the site.
+pdf: build/book.pdf $(foreach s,$(SETS),build/html/book$(call sfx,$(s)).pdf)
 
 # Both: the HTML site and the PDF.
 weave: html pdf
@@ -120,7 +131,7 @@ browsercheck: html pdf
 
 # Render every PDF page and check the TeX log for overfull lines, wrapped code and highlighting.
 pdfcheck: pdf
-	scripts/check/pdfcheck.sh build/book.pdf build/pdf/book.log build/pdf/book.tex build/pdfpages
+	scripts/check/pdfcheck.sh build/book.pdf build/pdf/$(GPU)/book.log build/pdf/$(GPU)/book.tex build/pdfpages
 
 # Time a clean build, a no-op build and a prose edit, counting nvcc, pandoc and TeX runs (notes/bench.md).
 bench:
@@ -143,7 +154,7 @@ ifneq ($$(file <build/setting-$(1)),$$($(1)))
 build/setting-$(1): FORCE
 endif
 endef
-$(foreach v,GPU NVCCFLAGS CHAPTERS SOURCE_DATE_EPOCH,$(eval $(call remember,$(v))))
+$(foreach v,GPU SETS NVCCFLAGS CHAPTERS SOURCE_DATE_EPOCH,$(eval $(call remember,$(v))))
 export SOURCE_DATE_EPOCH
 build/setting-%:
 	mkdir -p build
@@ -152,7 +163,7 @@ build/setting-%:
 # --- tools ------------------------------------------------------------------------------------
 $(T)/%: scripts/book/%.c | $(T)
 	$(CC) $(CFLAGS) -o $@ $< -lm
-$(T) build/bin build/md build/meta build/values build/html build/pdf:
+$(T) build/bin build/md build/meta build/values build/html $(SETS:%=build/pdf/%):
 	mkdir -p $@
 
 # --- tangling: the committed tangled/ is used as it is where noweb is missing (the GPU machine) --
@@ -177,10 +188,6 @@ build/bin/%: tangled/%.cu build/setting-NVCCFLAGS | build/bin
 	  echo "$<: the same errors, at their lines in the book:" >&2; \
 	  xargs $(NVCC) -o /dev/null build/lines/$*.cu < build/setting-NVCCFLAGS; exit 1; }
 
-# --- values: what the set's records say, and whether they still match tangled/ ----------------
-$(VALUES): $(T)/values build/tangled.sha256 $(wildcard $(SET) $(SET)/*.rec) build/setting-GPU | build/values
-	$(T)/values $(SET) build/tangled.sha256 > $@.tmp $(INTO_PLACE)
-
 # --- weaving ----------------------------------------------------------------------------------
 # The book is one web, so every chapter's Markdown is written from the whole book's pipeline;
 # cpif replaces only the files that changed, so a prose edit re-weaves that chapter alone.
@@ -197,45 +204,61 @@ build/meta/.stamp: $(CHAPTERS) build/setting-CHAPTERS scripts/book/navmeta.sh | 
 	touch $@
 build/meta/%.yaml: build/meta/.stamp ;
 
-HTML_DEPS := book/html.yaml book/template.html book/cuda.xml book/book.yaml scripts/book/directives.lua
-$(PAGES): build/html/%.html: build/md/%.md build/meta/%.yaml $(VALUES) $(HTML_DEPS) | build/html
-	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/$*.yaml -M source=book/$*.nw \
-	  -M values=$(VALUES) -o $@.tmp $< $(INTO_PLACE)
-
-build/html/index.html build/html/measurements.html: build/html/%.html: book/%.md build/meta/index.yaml \
-                                                    $(VALUES) $(HTML_DEPS) | build/html
-	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/index.yaml -M source=$< \
-	  -M values=$(VALUES) -o $@.tmp $< $(INTO_PLACE)
+HTML_DEPS := book/html.yaml book/template.html book/cuda.xml book/book.yaml scripts/book/directives.lua \
+             build/setting-SETS build/setting-GPU
+# The options that weave a page of set $(1): its values, its name's suffix, the other sets.
+WEAVE_SET = -M values=build/values/$(1).tsv -M default-set=$(GPU) -M sets=$(call quote,$(SETS))
 
 build/html/style.css: book/style.css | build/html
 	cp $< $@
 
-build/html/book.pdf: build/book.pdf | build/html
-	cp $< $@
-
-# A chapter that was removed or renamed leaves no page behind.
-build/html/.pruned: build/setting-CHAPTERS | build/html
-	for f in build/html/[0-9][0-9]-*.html; do [ -e "$$f" ] || continue; \
-	  case " $(SLUGS) " in *" $$(basename "$$f" .html) "*) ;; *) rm -f "$$f";; esac; done
+# A chapter or set that was removed or renamed leaves no page behind.
+build/html/.pruned: build/setting-CHAPTERS build/setting-SETS build/setting-GPU | build/html
+	for f in build/html/*.html; do [ -e "$$f" ] || continue; \
+	  case " $(SITE_PAGES) " in *" $$(basename "$$f" .html) "*) ;; *) rm -f "$$f";; esac; done
 	touch $@
 
-# --- figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX ----
-build/html/%.svg: figures/%.gp $(VALUES) scripts/book/figure.sh | build/html
-	scripts/book/figure.sh $< $(VALUES) $@
-build/pdf/%.pdf: figures/%.gp $(VALUES) scripts/book/figure.sh | build/pdf
-	scripts/book/figure.sh $< $(VALUES) $@
+build/book.pdf: build/pdf/$(GPU)/book.pdf build/setting-GPU
+	cp $< $@
 
-# --- the PDF: pandoc writes one LaTeX file of every chapter, latexmk runs xelatex until it settles
-# The title page's date is the measurements' (the filter's), or SOURCE_DATE_EPOCH's when it is set.
-build/pdf/book.tex: $(MD) $(VALUES) book/latex.yaml book/preamble.tex book/cuda.xml book/book.yaml \
+# --- one set: its values table, its pages and figures, its PDF ($(call set-rules,SET,SUFFIX)) -----
+define set-rules
+# The values: what the set's records say, and whether they still match tangled/.
+build/values/$(1).tsv: $(T)/values build/tangled.sha256 $(wildcard measurements/$(1) measurements/$(1)/*.rec) | build/values
+	$(T)/values measurements/$(1) build/tangled.sha256 > $$@.tmp $$(INTO_PLACE)
+
+$(SLUGS:%=build/html/%$(2).html): build/html/%$(2).html: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
+	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/$$*.yaml -M source=book/$$*.nw \
+	  $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
+
+build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).html: book/%.md build/meta/index.yaml \
+                                                    build/values/$(1).tsv $(HTML_DEPS) | build/html
+	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/index.yaml -M source=$$< \
+	  $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
+
+# Figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX.
+$(FIGURES:%=build/html/%$(2).svg): build/html/%$(2).svg: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh | build/html
+	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
+build/pdf/$(1)/%.pdf: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh | build/pdf/$(1)
+	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
+
+# The PDF: pandoc writes one LaTeX file of every chapter, latexmk runs xelatex until it settles.
+# The title page names the set and the day of its latest measurement, or SOURCE_DATE_EPOCH's day.
+build/pdf/$(1)/book.tex: $(MD) build/values/$(1).tsv book/latex.yaml book/preamble.tex book/cuda.xml book/book.yaml \
                     scripts/book/directives.lua build/setting-CHAPTERS build/setting-SOURCE_DATE_EPOCH \
-                    $(FIGURES:%=build/pdf/%.pdf) | build/pdf
-	$(PANDOC) --defaults=book/latex.yaml -M values=$(VALUES) \
-	  $(if $(SOURCE_DATE_EPOCH),-M date="$$(date -u -d "@$$SOURCE_DATE_EPOCH" +%Y-%m-%d)") -o $@.tmp $(MD) $(INTO_PLACE)
+                    $(FIGURES:%=build/pdf/$(1)/%.pdf) | build/pdf/$(1)
+	$(PANDOC) --defaults=book/latex.yaml -M values=build/values/$(1).tsv \
+	  $(if $(SOURCE_DATE_EPOCH),-M date="$$$$(date -u -d "@$$$$SOURCE_DATE_EPOCH" +%Y-%m-%d)") -o $$@.tmp $(MD) $$(INTO_PLACE)
 
-# The PDF's own dates are the same: the same records give the same PDF.
-build/book.pdf: build/pdf/book.tex
-	cd build/pdf && SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(date -d "$$(sed -n 's/^set\tdate\t//p' \
-	  ../../$(VALUES))" +%s 2>/dev/null || echo 0)} FORCE_SOURCE_DATE=1 latexmk -xelatex -interaction=nonstopmode -halt-on-error -quiet book.tex > book.out 2>&1 || { \
-	  tail -n 30 book.out >&2; echo "build/pdf/book.log: xelatex failed" >&2; exit 1; }
-	cp build/pdf/book.pdf $@
+# The PDF's own dates are the same: the same records give the same PDF. (latexmk leaves a PDF
+# whose sources' contents did not change as it was, so it is touched to be newer than book.tex.)
+build/pdf/$(1)/book.pdf: build/pdf/$(1)/book.tex
+	cd build/pdf/$(1) && SOURCE_DATE_EPOCH=$$$${SOURCE_DATE_EPOCH:-$$$$(date -d "$$$$(sed -n 's/^set\tdate\t//p' \
+	  ../../values/$(1).tsv)" +%s 2>/dev/null || echo 0)} FORCE_SOURCE_DATE=1 latexmk -xelatex -interaction=nonstopmode -halt-on-error -quiet book.tex > book.out 2>&1 || { \
+	  tail -n 30 book.out >&2; echo "build/pdf/$(1)/book.log: xelatex failed" >&2; exit 1; }
+	touch $$@
+
+build/html/book$(2).pdf: build/pdf/$(1)/book.pdf | build/html
+	cp $$< $$@
+endef
+$(foreach s,$(SETS),$(eval $(call set-rules,$(s),$(call sfx,$(s)))))

@@ -11,12 +11,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 skip() { echo "skip: $*"; exit 77; }
 
+# The set the book is woven from by default (named in book/default-set alone).
+DEFAULT_SET=$(cat "$ROOT/book/default-set")
+
 # A copy of the project in $SCRATCH/proj with the given chapters as its book: the Makefile,
 # the scripts, the book's templates and the tools already built (so they need no rebuild);
-# no figures and no measurements.
+# no figures, and an empty folder for the default set's measurements.
 mkproject() {
     P=$SCRATCH/proj
-    mkdir -p "$P/book" "$P/tangled" "$P/measurements/h200" "$P/build"
+    mkdir -p "$P/book" "$P/tangled" "$P/measurements/$DEFAULT_SET" "$P/build"
     cp -p "$ROOT/Makefile" "$P/"
     cp -pR "$ROOT/scripts" "$P/"
     for f in "$ROOT"/book/*; do

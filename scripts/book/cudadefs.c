@@ -28,84 +28,64 @@ static int listed(const char *w, size_t n, const char **list)
     return 0;
 }
 
-static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+#define IDENT "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
-static void defn(const char *w, size_t n) { printf("@index defn %.*s\n", (int)n, w); }
+static void defn(const char *w, size_t n) { if (n > 0) printf("@index defn %.*s\n", (int)n, w); }
 
 /* The names after the first in "const float A = 1, B = 2;": each follows a comma outside brackets. */
 static void more_declarators(const char *p)
 {
-    int d = 0;
-    for (; *p && *p != ';'; p++) {
+    for (int d = 0; *p && *p != ';'; p++) {
         d += *p == '(' || *p == '{' || *p == '[' ? 1 : *p == ')' || *p == '}' || *p == ']' ? -1 : 0;
-        if (*p != ',' || d != 0)
-            continue;
-        const char *w = p + 1;
-        while (*w == ' ' || *w == '\t' || *w == '*')
-            w++;
-        size_t n = 0;
-        while (ident_char(w[n]))
-            n++;
-        if (n && !isdigit((unsigned char)*w))
-            defn(w, n);
+        const char *w = p + 1 + strspn(p + 1, " \t*");
+        if (*p == ',' && d == 0 && !isdigit((unsigned char)*w))
+            defn(w, strspn(w, IDENT));
     }
 }
 
 /* Looks at one whole code line that begins at depth 0 and prints what it defines. */
 static void definitions(const char *s)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
+    s += strspn(s, " \t");
     if (strncmp(s, "#define", 7) == 0 && isspace((unsigned char)s[7])) {
-        s += 7;
-        while (isspace((unsigned char)*s))
-            s++;
-        size_t n = 0;
-        while (ident_char(s[n]))
-            n++;
-        if (n)
-            defn(s, n);
+        s += 7 + strspn(s + 7, " \t\n\v\f\r");
+        defn(s, strspn(s, IDENT));
         return;
     }
     if (*s == '#' || *s == '/' || *s == '}' || *s == '\0')
         return;
-    const char *word[32];
+    const char *word[32], *p = s;
     size_t len[32];
     int words = 0;
-    const char *p = s;
     for (;;) {  /* collect the leading words, skipping pointers, references and template arguments */
-        while (*p == ' ' || *p == '\t' || *p == '*' || *p == '&')
-            p++;
+        p += strspn(p, " \t*&");
         if (*p == '<') {  /* template<...> or a type's arguments */
             int d = 0;
-            do {
+            do
                 d += *p == '<' ? 1 : *p == '>' ? -1 : 0;
-                p++;
-            } while (*p && d > 0);
+            while (*++p && d > 0);
             continue;
         }
-        if (!ident_char(*p) || isdigit((unsigned char)*p) || words == 32)
+        if (!strspn(p, IDENT) || isdigit((unsigned char)*p) || words == 32)
             break;
         word[words] = p;
-        while (ident_char(*p))
-            p++;
-        len[words] = (size_t)(p - word[words]);
-        if (listed(word[words], len[words], not_names) && words == 0 &&
-            strncmp(word[0], "template", 8) != 0)
+        len[words] = strspn(p, IDENT);
+        p += len[words];
+        if (words == 0 && listed(word[0], len[0], not_names) && strncmp(word[0], "template", 8) != 0)
             return;
         words++;
     }
-    if (words == 0)
+    if (words < 2)
         return;
     static const char *types[] = {"struct", "class", "enum", NULL};
-    if (words >= 2 && listed(word[0], len[0], types)) {
+    if (listed(word[0], len[0], types)) {
         int k = words >= 3 && listed(word[1], len[1], types);  /* enum class NAME: the name comes third */
         defn(word[1 + k], len[1 + k]);
         return;
     }
     const char *name = word[words - 1];
     size_t n = len[words - 1];
-    if (words < 2 || listed(name, n, not_names))
+    if (listed(name, n, not_names))
         return;
     const char *end = s + strlen(s);
     while (end > s && isspace((unsigned char)end[-1]))
@@ -160,7 +140,7 @@ static void scan(const char *s)
 int main(void)
 {
     char *line = NULL, *text = NULL, file[4096] = "";
-    size_t cap = 0, tlen = 0, tcap = 0;
+    size_t cap = 0, tlen = 0;
     ssize_t n;
     int in_code = 0, start_depth = 0, titled = 0, bol = 0, failed = 0;
     while ((n = getline(&line, &cap, stdin)) != -1) {
@@ -171,9 +151,9 @@ int main(void)
             snprintf(file, sizeof file, "%s", line + 6), titled = 0;
         titled |= bol && strncmp(line, "@text # ", 8) == 0;  /* a prose line that starts with "# " */
         bol = strncmp(line, "@begin docs", 11) == 0 || (!in_code && strcmp(line, "@nl") == 0);
-        if (strncmp(line, "@begin code", 11) == 0 && !titled && (titled = failed = 1))
-            fprintf(stderr, "%s:1: expected a '# Title' heading before the first code chunk\n", file);
         if (strncmp(line, "@begin code", 11) == 0) {
+            if (!titled && (titled = failed = 1))
+                fprintf(stderr, "%s:1: expected a '# Title' heading before the first code chunk\n", file);
             in_code = 1, depth = 0, in_comment = 0, tlen = 0, start_depth = 0;
         } else if (strncmp(line, "@end code", 9) == 0) {
             in_code = 0;
@@ -181,12 +161,8 @@ int main(void)
             /* A use stands for code we cannot see here; count it as a word. */
             const char *piece = line[1] == 't' ? line + 6 : "CHUNK";
             size_t m = strlen(piece);
-            if (tlen + m + 1 > tcap) {
-                tcap = 2 * (tlen + m + 1);
-                text = realloc(text, tcap);
-                if (text == NULL)
-                    return 2;
-            }
+            if ((text = realloc(text, tlen + m + 1)) == NULL)
+                return 2;
             memcpy(text + tlen, piece, m + 1);
             tlen += m;
         } else if (in_code && strcmp(line, "@nl") == 0) {

@@ -9,6 +9,7 @@ local is_html, is_latex = FORMAT:match('html') ~= nil, FORMAT:match('latex') ~= 
 
 -- ---- Messages -------------------------------------------------------------------------------
 local check, nerrors = false, 0 -- check mode (-M check=true) makes every warning an error
+local quiet = 0                 -- inside an alternative not taken: its warnings are not this set's
 local source                    -- the chapter: -M source, the latest .source marker, or the input
 local lines_of, seen = {}, {}   -- file -> its lines (canonical); directive -> how many so far
 
@@ -40,6 +41,7 @@ local function locate(text, unclosed)
 end
 
 local function message(loc, severity, msg)
+  if severity == 'warning' and quiet > 0 then return end
   if severity == 'warning' and check then severity = 'error' end
   if severity == 'error' then nerrors = nerrors + 1 end
   io.stderr:write(loc.at .. ': ' .. severity .. ': ' .. (loc.key and loc.key .. ': ' or '') .. msg .. '\n')
@@ -102,7 +104,11 @@ end
 --   TERM := NUMBER | REF | min(REF) | max(REF)      REF := NAME:L.N | NAME: LABEL | NAME: LABEL #K
 -- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio, whose two terms are its sides).
 local PROV = { gpu = 'gpu', sm_count = 'sm_count', driver = 'driver', cuda = 'cuda_runtime', nvcc = 'nvcc',
-               date = 'date', l2_cache = 'l2_cache', memory = 'memory' }
+               date = 'date', l2_cache = 'l2_cache', memory = 'memory', compute_capability = 'compute_capability',
+               sm_clock = 'sm_clock_mhz', memory_clock = 'memory_clock_mhz', bus_width = 'memory_bus_bits',
+               peak_bandwidth = 'peak_bandwidth' }
+-- Provenance that is a bare number, and the unit it is shown with.
+local PROV_UNIT = { sm_clock = ' MHz', memory_clock = ' MHz', bus_width = ' bits' }
 local CMP = { ['<'] = function(a, b) return a < b end, ['<='] = function(a, b) return a <= b end,
               ['>'] = function(a, b) return a > b end, ['>='] = function(a, b) return a >= b end,
               ['=='] = function(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(a), math.abs(b)) end }
@@ -185,14 +191,19 @@ local function resolve(ref, loc)
     if ref.label and canon(v.label) == canon(ref.label) then rows[#rows + 1] = v end
     if not labels[v.label] then labels[v.label] = true; labels[#labels + 1] = "'" .. v.label .. "'" end
   end
-  if ref.pos then fail(ref.name .. ' has no value ' .. ref.pos .. stale) end
+  -- A value the record lacks was not measured on this GPU (a set may hold fewer variants); a
+  -- typo is caught where the author's own set is checked, where every warning is an error.
+  local function lacks(why)
+    loc.unfresh:insert({ name = ref.text, status = 'missing', lacks = why .. stale })
+  end
+  if ref.pos then return lacks(ref.name .. ' has no value ' .. ref.pos), r end
   if #rows == 0 then
-    fail('no value of ' .. ref.name .. " is labelled '" .. ref.label .. "'" .. stale .. '; its labels: '
-         .. (#labels > 0 and table.concat(labels, ', ') or 'none'))
+    return lacks('no value of ' .. ref.name .. " is labelled '" .. ref.label .. "'; its labels: "
+                 .. (#labels > 0 and table.concat(labels, ', ') or 'none')), r
   elseif ref.k then
     for _, v in ipairs(rows) do if v.occ == ref.k then return v, r end end
-    fail(ref.name .. ' has no #' .. ref.k .. " of the values labelled '" .. ref.label .. "' (" .. #rows
-         .. ' of them)' .. stale)
+    return lacks(ref.name .. ' has no #' .. ref.k .. " of the values labelled '" .. ref.label .. "' (" .. #rows
+                 .. ' of them)'), r
   elseif #rows > 1 then
     fail(#rows .. ' values of ' .. ref.name .. " are labelled '" .. ref.label .. "': add #1"
          .. (#rows > 2 and ', #2, ...' or '') .. ' or #' .. #rows)
@@ -265,7 +276,7 @@ end
 -- Why a claim fails; nothing when it holds or a record is missing (whose own warning stands).
 local function check_claim(d, loc)
   local a, b, ls, rs = eval_sides(d, loc, 'the claim')
-  return a and b and not CMP[d.op](a, b) and 'the claim fails: ' .. ls .. ' ' .. d.op .. ' ' .. rs or nil
+  return a and b and not CMP[d.op](a, b) and ls .. ' ' .. d.op .. ' ' .. rs or nil
 end
 
 -- ---- Rendering ------------------------------------------------------------------------------
@@ -287,7 +298,9 @@ end
 
 local function stale_why(r) return 'stale: ' .. r.why .. '; ' .. remeasure(r) .. ' again' end
 local function stale_note(r) return span(mark(text_inlines(stale_why(r))), 'stale-note') end
-local function not_measured(r) return mark(text_inlines('not measured: ' .. r.name .. ' (make run measures it)')) end
+local function not_measured(r)
+  return mark(text_inlines('not measured on this GPU: ' .. r.name .. (r.lacks and '' or ' (make run measures it)')))
+end
 
 -- A directive's text as inlines: marked if it read a stale record, replaced if it read a missing one.
 local function shown(text, loc)
@@ -416,10 +429,11 @@ local function expand(d, loc, para)
     return shown(record(d.name, loc).runs, loc)
   elseif d.kind == 'claim' then
     loc.fails = check_claim(d, loc)
-    return 'claim'
+    if loc.fails then return { contradicted = loc.fails } end
+    return loc.unfresh:find_if(function(r) return r.status == 'missing' end) and shown(nil, loc) or 'claim'
   elseif d.kind == 'prov' then
     local v = tbl().set[PROV[d.key]]
-    if v then return text_inlines(d.key == 'date' and v:match('^[^T]*') or v) end
+    if v then return text_inlines(d.key == 'date' and v:match('^[^T]*') or v .. (PROV_UNIT[d.key] or ''):gsub(' ', '\u{A0}')) end
     message(loc, 'warning', 'the records of the set do not agree on ' .. PROV[d.key]
             .. ' (or there are none); make run measures them again')
     return List({ span(mark(text_inlines(d.key .. ' unknown')), 'missing') })
@@ -432,18 +446,25 @@ local function expand(d, loc, para)
   return shown(a and b and ratio_text(a / b), loc)
 end
 
+local report
 -- The nodes of the directive {{inner}} and its warnings; nil after an error in it (reported alone).
 local function directive(inner, para)
   local loc = locate('{{' .. inner .. '}}')
   local ok, res = pcall(function() return expand(parse_directive(inner), loc, para) end)
   if not ok and type(res) ~= 'table' then error(res, 0) end
   if not ok then return message(loc, 'error', res.msg) end
-  for _, r in ipairs(loc.unfresh) do
-    message(loc, 'warning', r.name .. (r.status == 'missing' and ' is not measured; ' .. remeasure(r)
-                                       or ' is stale (' .. r.why .. '); ' .. remeasure(r) .. ' again'))
-  end
-  if loc.fails then message(loc, 'warning', loc.fails) end
+  report(loc)
+  if loc.fails then message(loc, 'warning', 'the claim fails: ' .. loc.fails) end
   return res
+end
+
+-- The warnings of what a directive or condition read that is not fresh.
+function report(loc)
+  for _, r in ipairs(loc.unfresh) do
+    message(loc, 'warning', r.status == 'missing' and (r.lacks and r.lacks .. ', so it is shown as not measured'
+                                                       or r.name .. ' is not measured; ' .. remeasure(r))
+                            or r.name .. ' is stale (' .. r.why .. '); ' .. remeasure(r) .. ' again')
+  end
 end
 
 -- ---- Directives in the text -----------------------------------------------------------------
@@ -460,6 +481,24 @@ local function plain_text(ils)
     parts[#parts + 1] = q and q .. text .. q or text
   end
   return table.concat(parts)
+end
+
+-- A claim the set contradicts marks, in place, the sentence it ends (from the end of the sentence
+-- before it) and says what was claimed and measured (design.md, "One stale policy").
+local function contradict(out, why)
+  while #out > 0 and is_blank(out[#out]) do out:remove(#out) end
+  local s = math.max(#out - 1, 0)
+  while s > 0 and not (out[s].t == 'Str' and out[s].text:find('[.!?:][)"\'\u{2019}\u{201D}]*$')) do s = s - 1 end
+  while s < #out and is_blank(out[s + 1]) do s = s + 1 end
+  local sentence = List()
+  for i = s + 1, #out do sentence:insert(out[i]); out[i] = nil end
+  local note = mark(text_inlines('[not true on this GPU: the claim ' .. why .. ' fails]'))
+  if #sentence > 0 then
+    local wrap = is_latex and { pandoc.RawInline('latex', '\\bookcontradicted{'), pandoc.RawInline('latex', '}') } or {}
+    out:insert(span(List({ wrap[1] }) .. sentence .. List({ wrap[2] }), 'contradicted', { { 'title', why } }))
+    out:insert(pandoc.Space())
+  end
+  out:insert(span(note, 'contradicted-note'))
 end
 
 -- An inline list with its directives expanded (nil if it has none). A claim takes one blank next
@@ -501,6 +540,8 @@ local function scan(ils)
         local res = directive(inner)
         if res == 'claim' then
           if #out > 0 and is_blank(out[#out]) then out:remove(#out) else drop = true end
+        elseif res and res.contradicted then
+          contradict(out, res.contradicted)
         else
           for _, x in ipairs(res or { pandoc.Str('{{' .. inner .. '}}') }) do push(x) end
         end
@@ -517,6 +558,77 @@ local function block_para(el)
   local head = inner and inner:match('^%s*(%a+)')
   if head ~= 'output' and head ~= 'records' then return nil end
   return directive(inner, true) or el, false
+end
+
+-- ---- Alternatives (design.md, "Alternatives") -----------------------------------------------
+-- Divs in a row, or spans with only blanks between them, that carry when="CONDITION" are one group.
+-- A pre-pass tags the members (and drops the blanks between spans); the walk, in document order,
+-- shows the one whose condition holds and walks the others quietly: their directives are still
+-- parsed and read, so a branch this GPU does not take is checked too.
+local groups, walker = {}, nil
+
+local function tag(list, is_blank_between)
+  local out, g = List(), nil
+  for _, el in ipairs(list) do
+    if (el.t == 'Div' or el.t == 'Span') and el.attributes.when then
+      if g then while #out > 0 and is_blank_between(out[#out]) do out:remove(#out) end
+      else g = List(); groups[#groups + 1] = { conds = g } end
+      g:insert(el.attributes.when)
+      el.attributes.when, el.attributes['alt-group'], el.attributes['alt-n'] = nil, tostring(#groups), tostring(#g)
+    elseif not is_blank_between(el) then
+      g = nil
+    end
+    out:insert(el)
+  end
+  return out
+end
+
+-- A condition: comparisons as in a claim, joined by 'and'; nil when a record is missing.
+local function holds(cond, loc)
+  local all, why = true, List()
+  for part in (cond .. ' and '):gmatch('(.-) and ') do
+    local d = parse_directive('claim ' .. part)
+    local a, b, ls, rs = eval_sides(d, loc, 'the condition')
+    if not (a and b) then return nil end
+    all = all and CMP[d.op](a, b)
+    why:insert(ls .. ' ' .. d.op .. ' ' .. rs)
+  end
+  return all, table.concat(why, ' and ')
+end
+
+-- Which member of group g the set chooses: g.chosen, or 0 when a record it needs is missing.
+local function choose(g)
+  local yes, shown_why, missing = List(), List(), nil
+  for i, cond in ipairs(g.conds) do
+    local loc = locate('when="' .. cond .. '"')
+    local ok, res, why = pcall(holds, cond, loc)
+    if not ok and type(res) ~= 'table' then error(res, 0) end
+    if not ok then message(loc, 'error', res.msg) else report(loc) end
+    missing = missing or (ok and res == nil and loc.unfresh[1])
+    if res == true then yes:insert(i) end
+    shown_why:insert(('%d. %s'):format(i, why or '?'))
+    g.at = g.at or loc
+  end
+  g.chosen, g.missing = #yes == 1 and yes[1] or 0, missing
+  if not missing and #yes ~= 1 then
+    message(g.at, 'error', (#yes == 0 and 'none of the alternatives holds' or 'alternatives '
+      .. table.concat(yes, ' and ') .. ' hold together') .. ' for this set; exactly one must: '
+      .. table.concat(shown_why, '; '))
+  end
+end
+
+local function alternative(el)
+  local g = groups[tonumber(el.attributes['alt-group'])]
+  local n = tonumber(el.attributes['alt-n'])
+  if n == 1 then choose(g) end
+  local taken = n == g.chosen
+  quiet = quiet + (taken and 0 or 1)
+  local body = (el.t == 'Div' and pandoc.Div or pandoc.Span)(el.content):walk(walker)
+  quiet = quiet - (taken and 0 or 1)
+  if taken then return body.content, false end
+  if n > 1 or not g.missing then return {}, false end
+  local note = span(not_measured(g.missing), 'missing')
+  return el.t == 'Div' and pandoc.Div(pandoc.Para(note), pandoc.Attr('', { 'missing' })) or note, false
 end
 
 -- ---- Exercises (design.md, "Chapter syntax") -------------------------------------------------
@@ -580,10 +692,13 @@ end
 
 -- ---- The walks ------------------------------------------------------------------------------
 -- In document order (topdown), so that markers, numbers and messages follow the text.
-local walker = {
+walker = {
   traverse = 'topdown',
+  Span = function(el) if el.attributes['alt-group'] then return alternative(el) end end,
   Div = function(div)
-    if div.classes:includes('source') and div.attributes.file then
+    if div.attributes['alt-group'] then
+      return alternative(div)
+    elseif div.classes:includes('source') and div.attributes.file then
       source, nexercise = div.attributes.file, 0
       return div.content
     elseif div.classes:includes('exercise') and div.attributes.title then
@@ -614,17 +729,49 @@ end
 -- The PDF is all chapters in one: a link to a chapter's page (SLUG.html#ID, from nw2md) points inside.
 local function relink(l) l.target = l.target:gsub('^%d%d%-[%w_%-]+%.html(#.+)$', '%1'); return l end
 
-local tidy = { Para = trim, Plain = trim, Header = trim, Link = is_latex and relink or nil }
+-- ---- Sets (design.md, "Sets"): several GPUs' pages side by side in one site ------------------
+-- A page of the default set (-M default-set) is SLUG.html; another set's is SLUG.SET.html, and so
+-- are its figures and PDF. Each page names its GPU and links to the same page of the other sets
+-- (-M sets="a b"); the PDF's title page names its set.
+local suffix = ''
+local function resuffix(s) return (s:gsub('^([%w_%-]+)%.(html)', '%1' .. suffix .. '.%2'):gsub('^book%.pdf$', 'book' .. suffix .. '.pdf')) end
+local function relink(l)
+  l.target = is_latex and l.target:gsub('^%d%d%-[%w_%-]+%.html(#.+)$', '%1') or resuffix(l.target)
+  return l
+end
+local function reimage(i) i.src = i.src:gsub('^([%w_%-]+)%.svg$', '%1' .. suffix .. '.svg'); return i end
+
+local function set_meta(meta, str)
+  local set = values_path:match('([^/]*)%.tsv$')
+  local default = meta['default-set'] and str(meta['default-set']) or set
+  local function sfx(s) return s == default and '' or '.' .. s end
+  suffix = sfx(set)
+  local gpu, page = tbl().set.gpu or 'an unknown GPU', source:match('([^/]*)%.%w+$') or 'index'
+  meta.suffix, meta['book-set'], meta['book-gpu'] = suffix, set, gpu
+  for _, link in ipairs(List(meta['book-chapters'] or {}) .. List({ meta.prev or nil }) .. List({ meta.next or nil })) do
+    link.href = resuffix(str(link.href))
+  end
+  local sets = List()
+  for s in (meta.sets and str(meta.sets) or ''):gmatch('%S+') do
+    sets:insert({ name = s, href = page .. sfx(s) .. '.html', current = s == set or nil })
+  end
+  meta['book-sets'] = #sets > 1 and sets or nil
+  -- The book's date (the PDF's title page) is the day of the latest measurement, unless given.
+  local day = meta.date and str(meta.date) or (T.set.date or ''):match('^[^T]+') or ''
+  meta.date = is_latex and ('Measured on the %s (set %s), %s'):format(gpu, set, day) or day
+end
+
+local tidy = { Para = trim, Plain = trim, Header = trim, Link = relink, Image = is_html and reimage or nil }
 
 function Pandoc(doc)
   local m, str = doc.meta, pandoc.utils.stringify
   check = m.check ~= nil and str(m.check) == 'true'
   source = m.source and str(m.source) or PANDOC_STATE.input_files[1] or '-'
   values_path = m.values and str(m.values)
-  local res = doc:walk(walker):walk(tidy)
-  -- The book's date (the PDF's title page) is the day of the latest measurement, unless given.
-  local day = values_path and m.date == nil and (tbl().set.date or ''):match('^[^T]+')
-  if day then res.meta.date = pandoc.MetaString(day) end
+  if values_path then set_meta(m, str) end
+  local res = doc:walk({ Blocks = function(l) return tag(l, function() return false end) end,
+                         Inlines = function(l) return tag(l, is_blank) end }):walk(walker):walk(tidy)
+  res.meta = m
   if nerrors > 0 then fatal(nerrors .. (nerrors == 1 and ' error' or ' errors')) end
   return res
 end

@@ -4,7 +4,7 @@
 #   scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf
 #
 # The figure's declarations and variables are in notes/design.md ("Figures"); an .svg is for the
-# site, a .pdf for the PDF. A missing record draws a placeholder that says what to measure, a stale
+# site, a .pdf for the PDF. A missing record or value draws a placeholder that says what to measure, a stale
 # one is drawn with STALE set; both warn. Errors (exit 1, OUT left as it was) name the figure's
 # line: a malformed declaration, a value the table lacks, mixed units, a gnuplot error or warning.
 set -u
@@ -61,7 +61,11 @@ FNR == NR {
         else if (nocc[name SUBSEP sel] > 1) { bad(FNR, ref ": " nocc[name SUBSEP sel] " values have this label; add #K for the K-th"); next }
         r = lab[name SUBSEP sel SUBSEP k]
     }
-    if (r == "") { bad(FNR, ref ": " name " has no such value"); next }
+    # A value its record lacks was not measured on this GPU, as the filter says (a warning).
+    if (r == "") {
+        printf "%s:%d: warning: not measured: %s (%s has no such value)\n", gp, FNR, ref, name > "/dev/stderr"
+        print "missing", name; missing++; next
+    }
     n++
     if (!(group in inside)) groups++
     split(row[r], m, " ")

@@ -14,51 +14,40 @@ mkdir -p "$out"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/navmeta.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
 
-title() {
-    t=$(LC_ALL=C awk '/^<<[^<= \t].*>>=[ \t]*$/ { exit }
-        sub(/^# /, "") { sub(/[[:space:]]*[{][^}]*[}][[:space:]]*$/, ""); print; exit }' "$1")
-    [ -n "$t" ] || { echo "$1:1: expected a '# Title' heading before the first code chunk, found none" >&2; exit 1; }
-    printf '%s\n' "$t"
-}
-
 slugs=""
 for ch in "$@"; do
     s=${ch##*/} && s=${s%.nw}
     slugs="$slugs $s"
-    title "$ch" >"$scratch/$s.title"
+    LC_ALL=C awk '/^<<[^<= \t].*>>=[ \t]*$/ { exit }
+        sub(/^# /, "") { sub(/[[:space:]]*[{][^}]*[}][[:space:]]*$/, ""); print; exit }' "$ch" >"$scratch/$s.title"
+    grep -q . "$scratch/$s.title" ||
+        { echo "$ch:1: expected a '# Title' heading before the first code chunk, found none" >&2; exit 1; }
 done
 
-entry() {  # entry KEY SLUG: one link as YAML
-    printf '%s\n  href: %s.html\n  title: |-\n' "$1" "$2"
+entry() {  # entry PREFIX SLUG: one link as YAML, after PREFIX: "- " in a list, "KEY:\n  " for a key
+    printf '%bhref: %s.html\n  title: |-\n' "$1" "$2"
     sed 's/^/    /' "$scratch/$2.title"
 }
 
 page() {  # page CURRENT PREV NEXT
     echo "book-chapters:"
     for s in $slugs; do
-        printf -- '- href: %s.html\n  title: |-\n' "$s"
-        sed 's/^/    /' "$scratch/$s.title"
+        entry '- ' "$s"
         [ "$s" = "$1" ] && echo "  current: true"
     done
-    [ -n "$2" ] && entry prev: "$2"
-    [ -n "$3" ] && entry next: "$3"
+    [ -n "$2" ] && entry 'prev:\n  ' "$2"
+    [ -n "$3" ] && entry 'next:\n  ' "$3"
     if [ "$1" != index ]; then
         echo "pagetitle: |-"
         sed 's/^/  /' "$scratch/$1.title"
     fi
-    return 0
-}
-
-write() {  # write NAME: replace OUTDIR/NAME from standard input only if it differs
-    cpif "$out/$1"
 }
 
 set -- $slugs
-first=${1:-}
+page index "" "${1:-}" | cpif "$out/index.yaml"
 prev=""
 while [ $# -gt 0 ]; do
-    page "$1" "$prev" "${2:-}" | write "$1.yaml"
+    page "$1" "$prev" "${2:-}" | cpif "$out/$1.yaml"  # cpif: replaced only if it differs
     prev=$1
     shift
 done
-page index "" "$first" | write index.yaml

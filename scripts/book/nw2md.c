@@ -17,12 +17,11 @@
 #define CHUNK_NAME "\u27e8%s\u27e9"  /* code_span()'s format for a chunk's name */
 
 /* A growing array of strings (lines, labels), so no list is ever cut short. */
-struct list { char **v; int n, cap; };
+struct list { char **v; int n; };
 
 struct chunk {               /* one code chunk, in order of appearance in the book */
     char *label, *name;
-    int file;                /* index into pages */
-    int num;                 /* its number within its chapter, from 1 */
+    int file, num;           /* its chapter (index into pages), and its number there, from 1 */
     char *prev, *next;       /* labels of the previous and next part of the same name */
     struct list used_in;     /* labels of chunks that use this name */
     int root;                /* never used: a file or a top-level chunk */
@@ -53,10 +52,8 @@ static int starts(const char *s, const char *prefix) { return strncmp(s, prefix,
 
 static void push(struct list *l, char *s)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
-    }
+    if ((l->n & (l->n - 1)) == 0)  /* at powers of two the array doubles */
+        l->v = xrealloc(l->v, (size_t)(l->n ? 2 * l->n : 1) * sizeof *l->v);
     l->v[l->n++] = s;
 }
 
@@ -76,7 +73,6 @@ static int first_of_name(const char *name)
     return -1;
 }
 
-/* The longest run of backticks in s. */
 static size_t backticks(const char *s)
 {
     size_t run = 0, most = 0;
@@ -90,9 +86,10 @@ static size_t backticks(const char *s)
 
 static void fence(FILE *out, size_t n) { while (n-- > 0) fputc('`', out); }
 
-/* An inline code span holding the printf-formatted text exactly: its fence is longer than any
- * backtick run inside, and a span that starts or ends with a backtick gets a blank inside it. */
-static void code_span(FILE *out, const char *fmt, ...)
+/* An inline code span holding the printf-formatted text exactly, between two strings: its fence is
+ * longer than any backtick run inside, and a span that starts or ends with a backtick gets a blank
+ * inside it. */
+static void code_span(FILE *out, const char *before, const char *after, const char *fmt, ...)
 {
     char *s = NULL;
     size_t len = 0;
@@ -103,9 +100,11 @@ static void code_span(FILE *out, const char *fmt, ...)
     va_end(ap);
     fclose(text);
     int pad = len > 0 && (s[0] == '`' || s[len - 1] == '`');
+    fputs(before, out);
     fence(out, backticks(s) + 1);
     fprintf(out, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
     fence(out, backticks(s) + 1);
+    fputs(after, out);
     free(s);
 }
 
@@ -126,21 +125,20 @@ static void href(FILE *out, int c)
     fprintf(out, "#%s", chunks[c].label);
 }
 
-/* A link to a chunk, written as its number: [7](#label) in this chapter, and for a chunk of
- * another chapter its chapter's number too, [1.7](01-atomics.html#label). */
-static void chunk_link(FILE *out, const char *label)
+/* A link to a chunk, between two strings, written as its number: [7](#label) in this chapter, and
+ * for a chunk of another chapter its chapter's number too, [1.7](01-atomics.html#label). */
+static void chunk_link(FILE *out, const char *before, const char *label, const char *after)
 {
     int c = chunk_of_label(label);
-    if (c < 0) {
-        fprintf(out, "?");
-        return;
-    }
-    if (chunks[c].file == here)
-        fprintf(out, "[%d](", chunks[c].num);
+    fputs(before, out);
+    if (c < 0)
+        fputs("?", out);
+    else if (chunks[c].file == here)
+        fprintf(out, "[%d](#%s)", chunks[c].num, chunks[c].label);
     else
-        fprintf(out, "[%d.%d](", atoi(pages.v[chunks[c].file]), chunks[c].num);
-    href(out, c);
-    fprintf(out, ")");
+        fprintf(out, "[%d.%d](%s.html#%s)", atoi(pages.v[chunks[c].file]), chunks[c].num,
+                pages.v[chunks[c].file], chunks[c].label);
+    fputs(after, out);
 }
 
 /* Which root chunks each chunk ends up in, following "used in" from every root down: marks every
@@ -152,7 +150,6 @@ static void mark(int c, int r)
         if (strcmp(chunks[i].name, chunks[c].name) != 0 || reach[i * nchunks + r])
             continue;
         reach[i * nchunks + r] = 1;
-        /* every chunk that this part uses is in the same root */
         for (int j = 0; j < nchunks; j++)
             for (int u = 0; u < chunks[j].used_in.n; u++)
                 if (strcmp(chunks[j].used_in.v[u], chunks[i].label ? chunks[i].label : "") == 0)
@@ -227,10 +224,8 @@ static void collect(void)
             c->prev = xstrdup(l + 14);
         } else if (c && starts(l, "@xref nextdef ")) {
             c->next = xstrdup(l + 14);
-        } else if (c && strcmp(l, "@xref beginuses") == 0) {
-            in_uses = 1;
-        } else if (c && strcmp(l, "@xref enduses") == 0) {
-            in_uses = 0;
+        } else if (c && (strcmp(l, "@xref beginuses") == 0 || strcmp(l, "@xref enduses") == 0)) {
+            in_uses = strstr(l, "begin") != NULL;
         } else if (c && in_uses && starts(l, "@xref useitem ")) {
             push(&c->used_in, xstrdup(l + 14));
         } else if (c && starts(l, "@xref notused ")) {
@@ -262,19 +257,30 @@ static char *definition_for(int k, struct list *defs)
     return defs->n > 0 ? defs->v[defs->n - 1] : "";
 }
 
-/* The cross-reference line under a chunk. */
-static void references(FILE *out, int k, int first, struct list *defs, struct list *defs_used,
-                       struct list *uses, struct list *uses_def)
+/* Chunk k as a div: its header, its code (woven) and the cross-reference line under it. */
+static void chunk_div(FILE *out, int k, const char *code, struct list *defs, struct list *defs_used,
+                      struct list *uses, struct list *uses_def)
 {
     struct chunk *c = &chunks[k];
+    int first = first_of_name(c->name), said = 0;
+    /* The identifiers it uses and where each is defined, for the links in its code. */
+    fprintf(out, "\n::: {#%s .chunk uses=\"", c->label ? c->label : "");
+    for (int u = 0; u < uses->n; u++) {
+        int d = chunk_of_label(uses_def->v[u]);
+        if (d >= 0 && strspn(uses->v[u], IDENT) == strlen(uses->v[u])) {
+            fprintf(out, "%s%s=", u ? " " : "", uses->v[u]);
+            href(out, d);
+        }
+    }
+    code_span(out, "\"}\n[", "]{.chunkname}", CHUNK_NAME "%s", c->name, first == k ? "\u2261" : "+\u2261");
+    if (first != k)
+        chunk_link(out, " [(first part ", chunks[first].label ? chunks[first].label : "", ")]{.chunkfirst}");
+    fprintf(out, " [%d]{.chunknum}\n\n%s\n::: chunkrefs\n", c->num, code);
     const char *parts[] = {c->prev, c->next}, *say[] = {"Continues ", "Continued in "};
-    int said = 0;
-    fprintf(out, "\n::: chunkrefs\n");
     for (int p = 0; p < 2; p++)
         if (parts[p]) {
-            fprintf(out, "%s%s", said++ ? " " : "", say[p]);
-            chunk_link(out, parts[p]);
-            fprintf(out, ".");
+            fputs(said++ ? " " : "", out);
+            chunk_link(out, say[p], parts[p], ".");
         }
     if (c->used_in.n > 0 && first == k) {
         fprintf(out, "%sUsed in", said++ ? " " : "");
@@ -282,22 +288,20 @@ static void references(FILE *out, int k, int first, struct list *defs, struct li
             int u = chunk_of_label(c->used_in.v[i]);
             fprintf(out, "%s ", i ? "," : "");
             if (u >= 0)
-                code_span(out, CHUNK_NAME, chunks[u].name);
-            fprintf(out, " ");
-            chunk_link(out, c->used_in.v[i]);
+                code_span(out, "", "", CHUNK_NAME, chunks[u].name);
+            chunk_link(out, " ", c->used_in.v[i], "");
         }
         fprintf(out, ".");
     } else if (c->root && first == k) {
-        if (language(k) && strchr(c->name, '.')) {
-            fprintf(out, "%sTangled to ", said++ ? " " : "");
-            code_span(out, "tangled/%s", c->name);
-            fprintf(out, ".");
-        } else
-            fprintf(out, "%sA root chunk.", said++ ? " " : "");
+        fputs(said++ ? " " : "", out);
+        if (language(k) && strchr(c->name, '.'))
+            code_span(out, "Tangled to ", ".", "tangled/%s", c->name);
+        else
+            fputs("A root chunk.", out);
     }
     for (int d = 0; d < defs->n; d++) {
         fprintf(out, "%s%s ", said++ ? " " : "", d == 0 ? "Defines" : "and");
-        code_span(out, "%s", defs->v[d]);
+        code_span(out, "", "", "%s", defs->v[d]);
         struct list *used = &defs_used[d];
         const char *last = "";
         int shown = 0;
@@ -306,24 +310,18 @@ static void references(FILE *out, int k, int first, struct list *defs, struct li
             if (strcmp(used->v[i], last) == 0 || (u >= 0 && !share_root(u, k)))
                 continue;  /* noidx lists a chunk once per use; other programs have their own */
             last = used->v[i];
-            fprintf(out, "%s ", shown++ ? "" : ", used in");
-            chunk_link(out, used->v[i]);
+            chunk_link(out, shown++ ? " " : ", used in ", used->v[i], "");
         }
         fprintf(out, "%s", d == defs->n - 1 ? "." : ";");
     }
     for (int u = 0; u < uses->n; u++) {
         fprintf(out, "%s%s ", said++ ? " " : "", u == 0 ? "Uses" : "");
-        code_span(out, "%s", uses->v[u]);
-        fprintf(out, " ");
-        chunk_link(out, uses_def->v[u]);
-        fprintf(out, "%s", u == uses->n - 1 ? "." : ",");
+        code_span(out, "", "", "%s", uses->v[u]);
+        chunk_link(out, " ", uses_def->v[u], u == uses->n - 1 ? "." : ",");
     }
-    if (!said)
-        fprintf(out, "\u00a0");
-    fprintf(out, "\n:::\n");
+    fprintf(out, "%s\n:::\n:::\n\n", said ? "" : "\u00a0");
 }
 
-/* A growing string. */
 struct buf { char *s; size_t len, cap; };
 
 static void append(struct buf *b, const char *s)
@@ -346,19 +344,23 @@ static void code_block(FILE *out, struct buf *code, const char *lang)
         return;
     size_t n = backticks(code->s) < 2 ? 3 : backticks(code->s) + 1;  /* three backticks at least */
     fence(out, n);
-    fprintf(out, " {%s%s}\n%s", lang ? "." : "", lang ? lang : ".default", code->s);
-    if (code->s[code->len - 1] != '\n')
-        fputc('\n', out);
+    fprintf(out, " {%s%s}\n%s%s", lang ? "." : "", lang ? lang : ".default", code->s,
+            code->s[code->len - 1] == '\n' ? "" : "\n");
     fence(out, n);
     fputs("\n\n", out);
     clear(code);
 }
 
-/* Is a label one of this chapter's chunks? */
 static int in_chapter(const char *label)
 {
-    int c = chunk_of_label(label);
+    int c = label ? chunk_of_label(label) : -1;
     return c >= 0 && chunks[c].file == here;
+}
+
+/* The text after prefix on line j of the pipeline, or NULL when the line does not start with it. */
+static const char *after(int j, const char *prefix)
+{
+    return starts(lines.v[j], prefix) ? lines.v[j] + strlen(prefix) : NULL;
 }
 
 /* One index: an entry per name that this chapter defines or uses, with the chunks that define
@@ -370,37 +372,27 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
     for (int i = 0; i < lines.n; i++) {
         if (!starts(lines.v[i], begin))
             continue;
-        const char *name = strchr(lines.v[i] + strlen(begin), ' ');
-        int from = i + 1, to, mine = 0;
-        for (to = from; to < lines.n && !starts(lines.v[to], end); to++) {
-            const char *l = lines.v[to];
-            mine |= (starts(l, defn) && in_chapter(l + strlen(defn))) || (starts(l, use) && in_chapter(l + strlen(use)));
-        }
+        const char *name = strchr(lines.v[i] + strlen(begin), ' '), *d, *u, *last = "";
+        int from = i + 1, to, said = 0, mine = 0;
+        for (to = from; to < lines.n && !starts(lines.v[to], end); to++)
+            mine |= in_chapter(after(to, defn)) || in_chapter(after(to, use));
         i = to;
         if (!mine)
             continue;
-        fprintf(out, "- ");
-        code_span(out, is_chunk ? CHUNK_NAME : "%s", name ? name + 1 : "");
-        fprintf(out, ": defined in");
+        code_span(out, "- ", ": defined in", is_chunk ? CHUNK_NAME : "%s", name ? name + 1 : "");
         for (int j = from; j < to; j++)
-            if (starts(lines.v[j], defn)) {
-                fprintf(out, " ");
-                chunk_link(out, lines.v[j] + strlen(defn));
-            }
-        int said = 0;
-        const char *last = "";
+            if ((d = after(j, defn)))
+                chunk_link(out, " ", d, "");
         for (int j = from; j < to; j++) {
-            if (!starts(lines.v[j], use) || strcmp(lines.v[j] + strlen(use), last) == 0)
+            if (!(u = after(j, use)) || strcmp(u, last) == 0)
                 continue;
-            last = lines.v[j] + strlen(use);
+            last = u;
             int own = 0;  /* a use inside a defining chunk is the definition itself */
-            for (int d = from; d < to; d++)
-                if (starts(lines.v[d], defn) && strcmp(lines.v[d] + strlen(defn), lines.v[j] + strlen(use)) == 0)
-                    own = 1;
-            if (own && !is_chunk)
+            for (int e = from; e < to && !is_chunk; e++)
+                own |= (d = after(e, defn)) && strcmp(d, u) == 0;
+            if (own)
                 continue;
-            fprintf(out, "%s", said++ ? " " : "; used in ");
-            chunk_link(out, lines.v[j] + strlen(use));
+            chunk_link(out, said++ ? " " : "; used in ", u, "");
         }
         fprintf(out, "\n");
         entries++;
@@ -412,13 +404,12 @@ static void emit(FILE *out)
 {
     int k = -1, file = -1, mine = 0;
     struct buf code = {0}, quote = {0}, line = {0};  /* the current chunk's code and code line; a quote */
-    int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0;
-    const char *line_use = NULL;  /* the chunk used on this code line, when it is all the line holds */
+    int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0, line_text = 0;
+    const char *line_use = NULL;  /* the chunk this code line uses; line_text: it holds more than blanks and it */
     const char *lang = NULL;      /* the current chunk's */
     FILE *body = NULL;            /* the current chunk's code, in parts, until its header is written */
     char *bodytext = NULL;
     size_t bodylen = 0;
-    int line_text = 0;            /* this code line has text besides blanks and one use */
     struct list defs = {0}, pending = {0}, uses = {0}, uses_def = {0}, *defs_used = NULL;
     /* The filter names this file in its messages. */
     fprintf(out, "::: {.source file=\"%s\"}\n:::\n\n", chapter);
@@ -428,46 +419,21 @@ static void emit(FILE *out)
             mine = ++file == here;
         } else if (starts(l, "@begin code")) {
             k++;
-            in_code = 1;
-            skip_nl = 1;  /* the newline of the <<name>>= line itself */
+            in_code = skip_nl = 1;  /* skip_nl: the newline of the <<name>>= line itself */
             clear(&code);
             clear(&line), line_use = NULL, line_text = 0;
             defs.n = pending.n = uses.n = uses_def.n = 0;
             lang = language(k);
             body = need(open_memstream(&bodytext, &bodylen));
         } else if (starts(l, "@end code")) {
-            struct chunk *c = &chunks[k];
-            int first = first_of_name(c->name);
             if (line.len > 0)
                 append(&code, line.s);  /* a last line without a newline */
             in_code = 0;
             code_block(body, &code, lang);
             fclose(body);
-            if (!mine) {
-                free(bodytext);
-                continue;
-            }
-            /* The identifiers it uses and where each is defined, for the links in its code. */
-            fprintf(out, "\n::: {#%s .chunk uses=\"", c->label ? c->label : "");
-            for (int u = 0; u < uses.n; u++) {
-                int d = chunk_of_label(uses_def.v[u]);
-                if (d >= 0 && chunks[d].label && strspn(uses.v[u], IDENT) == strlen(uses.v[u])) {
-                    fprintf(out, "%s%s=", u ? " " : "", uses.v[u]);
-                    href(out, d);
-                }
-            }
-            fprintf(out, "\"}\n[");
-            code_span(out, CHUNK_NAME "%s", c->name, first == k ? "\u2261" : "+\u2261");
-            fprintf(out, "]{.chunkname}");
-            if (first != k) {
-                fprintf(out, " [(first part ");
-                chunk_link(out, chunks[first].label ? chunks[first].label : "");
-                fprintf(out, ")]{.chunkfirst}");
-            }
-            fprintf(out, " [%d]{.chunknum}\n\n%s", c->num, bodytext);
+            if (mine)
+                chunk_div(out, k, bodytext, &defs, defs_used, &uses, &uses_def);
             free(bodytext);
-            references(out, k, first, &defs, defs_used, &uses, &uses_def);
-            fprintf(out, ":::\n\n");
         } else if (strcmp(l, "@nl") == 0) {
             if (in_code && skip_nl) {
                 skip_nl = 0;
@@ -477,28 +443,24 @@ static void emit(FILE *out)
                 fprintf(body, "::: chunkuse\n");
                 for (const char *p = line.s; *p == ' ' || *p == '\t'; p++)
                     fputs(*p == '\t' ? "\u00a0\u00a0\u00a0\u00a0" : "\u00a0", body);
-                fprintf(body, "[");
                 int u = first_of_name(line_use);
-                code_span(body, CHUNK_NAME, line_use);
-                fprintf(body, "]{.chunkusename} ");
+                code_span(body, "[", "]{.chunkusename} ", CHUNK_NAME, line_use);
                 if (u >= 0 && chunks[u].label)
-                    chunk_link(body, chunks[u].label);
+                    chunk_link(body, "", chunks[u].label, "");
                 fprintf(body, "\n:::\n\n");
                 clear(&line), line_use = NULL, line_text = 0;
             } else if (in_code) {
                 append(&line, "\n");
                 append(&code, line.s);
                 clear(&line), line_use = NULL, line_text = 0;
-            } else if (mine) {
+            } else if (mine)
                 fputc('\n', out);
-            }
         } else if (starts(l, "@text ")) {
             if (in_quote)
                 append(&quote, l + 6);
             else if (in_code) {
                 append(&line, l + 6);
-                for (const char *p = l + 6; *p; p++)
-                    line_text |= *p != ' ' && *p != '\t';
+                line_text |= l[6 + strspn(l + 6, " \t")] != '\0';
             } else if (mine)
                 fputs(l + 6, out);
         } else if (in_code && starts(l, "@use ")) {
@@ -513,11 +475,9 @@ static void emit(FILE *out)
         } else if (strcmp(l, "@endquote") == 0) {
             in_quote = 0;
             if (mine)
-                code_span(out, "%s", quote.s);
-        } else if (in_code && strcmp(l, "@index begindefs") == 0) {
-            in_defs = 1;
-        } else if (in_code && strcmp(l, "@index enddefs") == 0) {
-            in_defs = 0;
+                code_span(out, "", "", "%s", quote.s);
+        } else if (in_code && (strcmp(l, "@index begindefs") == 0 || strcmp(l, "@index enddefs") == 0)) {
+            in_defs = strstr(l, "begin") != NULL;
         } else if (in_defs && starts(l, "@index isused ")) {
             if (chunks[k].label && strcmp(l + 14, chunks[k].label) == 0)
                 continue;  /* finduses sees the name where it is defined */
@@ -527,10 +487,8 @@ static void emit(FILE *out)
             defs_used[defs.n] = pending;
             memset(&pending, 0, sizeof pending);
             push(&defs, (char *)l + 15);
-        } else if (in_code && strcmp(l, "@index beginuses") == 0) {
-            in_uses = 1;
-        } else if (in_code && strcmp(l, "@index enduses") == 0) {
-            in_uses = 0;
+        } else if (in_code && (strcmp(l, "@index beginuses") == 0 || strcmp(l, "@index enduses") == 0)) {
+            in_uses = strstr(l, "begin") != NULL;
         } else if (in_uses && starts(l, "@index isdefined ")) {
             push(&pending, (char *)l + 17);
         } else if (in_uses && starts(l, "@index useitem ")) {
@@ -545,9 +503,6 @@ static void emit(FILE *out)
     fprintf(out, "\n## Index of identifiers {#identifiers-%s .unnumbered .identindex}\n\n", pages.v[here]);
     if (!index_list(out, "@index entrybegin ", "@index entryend", "@index entrydefn ", "@index entryuse ", 0))
         fprintf(out, "This chapter defines no identifiers.\n");
-    free(code.s);
-    free(quote.s);
-    free(line.s);
 }
 
 int main(int argc, char **argv)

@@ -8,46 +8,36 @@
  *   - a chunk name (a root file too) defined in two chapters,
  *   - a root file whose name is not letters, digits, '_' or '-', a dot and an extension.
  * Each error is "FILE:LINE: message". On success it prints one line per root chunk whose
- * name has a file extension: "CHAPTER<TAB>ROOT". Chunk names are shared by the whole book,
- * so a chapter can use what an earlier one defined; each name belongs to one chapter.
+ * name has a file extension: "CHAPTER<TAB>ROOT".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ctype.h>
+
+#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 struct use { int chunk; char *name; long line; };           /* a reference from a chunk's code */
 struct chunk { int file; char *name; long line; int used; };  /* first definition of a name */
 
 static char **files;
-static int nfiles;
 static struct chunk *chunks;
-static int nchunks;
 static struct use *uses;
-static int nuses;
-static int errors;
+static int nfiles, nchunks, nuses, errors;
 
-static void *grow(void *p, int n, size_t size)
+static void *need(void *p)
 {
-    if ((n & (n - 1)) == 0) {  /* at powers of two */
-        p = realloc(p, (size_t)(n ? 2 * n : 1) * size);
-        if (p == NULL) {
-            fprintf(stderr, "nwcheck: out of memory\n");
-            exit(2);
-        }
+    if (p == NULL) {
+        fprintf(stderr, "nwcheck: out of memory\n");
+        exit(2);
     }
     return p;
 }
 
-static char *copy(const char *s)
+/* Room for element n of array p: it doubles when n is a power of two. */
+static void *grow(void *p, int n, size_t size)
 {
-    char *t = strdup(s);
-    if (t == NULL) {
-        fprintf(stderr, "nwcheck: out of memory\n");
-        exit(2);
-    }
-    return t;
+    return (n & (n - 1)) == 0 ? need(realloc(p, (size_t)(n ? 2 * n : 1) * size)) : p;
 }
 
 static int find_chunk(const char *name)
@@ -63,13 +53,9 @@ static int find_chunk(const char *name)
 static int is_file_name(const char *name)
 {
     const char *dot = strrchr(name, '.');
-    if (dot == NULL || dot[1] == '\0')
+    if (dot == NULL || dot[1] == '\0' || dot[1 + strspn(dot + 1, ALNUM)] != '\0')
         return 0;
-    for (const char *p = dot + 1; *p; p++)
-        if (!isalnum((unsigned char)*p))
-            return 0;
-    return dot > name && (size_t)(dot - name) ==
-        strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") ? 2 : 1;
+    return dot > name && (size_t)(dot - name) == strspn(name, ALNUM "_-") ? 2 : 1;
 }
 
 static void read_pipeline(FILE *in)
@@ -84,7 +70,7 @@ static void read_pipeline(FILE *in)
             line[--n] = '\0';
         if (strncmp(line, "@file ", 6) == 0) {
             files = grow(files, nfiles, sizeof *files);
-            files[nfiles] = copy(line + 6);
+            files[nfiles] = need(strdup(line + 6));
             file = nfiles++;
             lineno = 1;
         } else if (strcmp(line, "@nl") == 0 || strcmp(line, "@index nl") == 0) {
@@ -94,20 +80,19 @@ static void read_pipeline(FILE *in)
             exit(2);
         } else if (strncmp(line, "@defn ", 6) == 0) {
             current = find_chunk(line + 6);
-            if (current >= 0 && chunks[current].file != file) {
+            if (current < 0) {
+                chunks = grow(chunks, nchunks, sizeof *chunks);
+                chunks[nchunks] = (struct chunk){file, need(strdup(line + 6)), lineno, 0};
+                current = nchunks++;
+            } else if (chunks[current].file != file) {
                 fprintf(stderr, "%s:%ld: chunk <<%s>> is already defined at %s:%ld; "
                         "a chunk name belongs to one chapter\n",
                         files[file], lineno, line + 6, files[chunks[current].file], chunks[current].line);
                 errors++;
             }
-            if (current < 0) {
-                chunks = grow(chunks, nchunks, sizeof *chunks);
-                chunks[nchunks] = (struct chunk){file, copy(line + 6), lineno, 0};
-                current = nchunks++;
-            }
         } else if (strncmp(line, "@use ", 5) == 0) {
             uses = grow(uses, nuses, sizeof *uses);
-            uses[nuses++] = (struct use){current, copy(line + 5), lineno};
+            uses[nuses++] = (struct use){current, need(strdup(line + 5)), lineno};
         } else if (strncmp(line, "@end code", 9) == 0) {
             current = -1;
         }
@@ -120,9 +105,7 @@ static void read_pipeline(FILE *in)
 }
 
 /* Depth-first search over "uses"; on a cycle, print the path once and stop. */
-static int *state;  /* 0 unseen, 1 on the path, 2 done */
-static int *path;
-static int depth;
+static int *state, *path, depth;  /* state[c]: 0 unseen, 1 on the path, 2 done */
 
 static int visit(int c)
 {
@@ -141,13 +124,9 @@ static int visit(int c)
     }
     state[c] = 1;
     path[depth++] = c;
-    for (int i = 0; i < nuses; i++) {
-        if (uses[i].chunk != c)
-            continue;
-        int d = find_chunk(uses[i].name);
-        if (d >= 0 && visit(d))
+    for (int i = 0, d; i < nuses; i++)
+        if (uses[i].chunk == c && (d = find_chunk(uses[i].name)) >= 0 && visit(d))
             return 1;
-    }
     depth--;
     state[c] = 2;
     return 0;
@@ -174,9 +153,8 @@ int main(int argc, char **argv)
                     "defines it in this chapter or an earlier one\n",
                     files[file], uses[i].line, uses[i].name, uses[i].name);
             errors++;
-        } else {
+        } else
             chunks[d].used = 1;
-        }
     }
     state = calloc((size_t)nchunks + 1, sizeof *state);
     path = calloc((size_t)nchunks + 1, sizeof *path);

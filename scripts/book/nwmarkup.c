@@ -29,79 +29,21 @@ static void error(const char *what)
 }
 
 /* A chunk name may start with anything but '<' (a launch's third '<'), '=' or a blank. */
-static int name_start(char c)
-{
-    return c != '\0' && c != '\n' && c != '<' && c != '=' && !isspace((unsigned char)c);
-}
+static int name_start(char c) { return c != '\0' && c != '<' && c != '=' && !isspace((unsigned char)c); }
 
-/* Returns the position of the ">>" that closes a name starting at s, or NULL. */
-static const char *name_end(const char *s)
-{
-    return strstr(s, ">>");
-}
-
-static void emit_text(const char *s, size_t n)
-{
-    if (n > 0)
-        printf("@text %.*s\n", (int)n, s);
-}
+static void emit_text(const char *s, size_t n) { if (n > 0) printf("@text %.*s\n", (int)n, s); }
 
 /* A definition line is "<<name>>=" alone on its line, trailing blanks allowed. */
 static int is_definition(const char *line, const char **name, size_t *len)
 {
     if (line[0] != '<' || line[1] != '<' || !name_start(line[2]))
         return 0;
-    const char *end = name_end(line + 2);
-    if (end == NULL || end[2] != '=')
+    const char *end = strstr(line + 2, ">>");
+    if (end == NULL || end[2] != '=' || end[3 + strspn(end + 3, " \t\n\v\f\r")] != '\0')
         return 0;
-    for (const char *p = end + 3; *p; p++)
-        if (!isspace((unsigned char)*p))
-            return 0;
     *name = line + 2;
     *len = (size_t)(end - (line + 2));
     return 1;
-}
-
-/* Code text: chunk references become @use; everything else, launches included, is @text. */
-static void code_line(const char *s)
-{
-    const char *line = s, *start = s;
-    while (*s) {
-        if (s[0] == '@' && s[1] == '<' && s[2] == '<') {  /* noweb's escape still works */
-            emit_text(start, (size_t)(s - start));
-            start = s + 1;
-            s += 3;
-            continue;
-        }
-        if (s[0] == '<' && s[1] == '<') {
-            if (s[2] == '<') {  /* a launch: the whole run of '<' is text */
-                while (*s == '<')
-                    s++;
-                continue;
-            }
-            const char *end = name_start(s[2]) ? name_end(s + 2) : NULL;
-            if (end != NULL) {
-                emit_text(start, (size_t)(s - start));
-                printf("@use %.*s\n", (int)(end - (s + 2)), s + 2);
-                s = start = end + 2;
-                continue;
-            }
-            /* No closing ">>": a shift, unless the line is only a reference gone wrong. */
-            const char *p = line;
-            while (p < s && (*p == ' ' || *p == '\t'))
-                p++;
-            if (p == s && name_start(s[2])) {
-                char msg[512];
-                snprintf(msg, sizeof msg,
-                         "unterminated chunk name: expected '>>' to close '%.40s'", s);
-                error(msg);
-            }
-            s += 2;
-            continue;
-        }
-        s++;
-    }
-    emit_text(start, (size_t)(s - start));
 }
 
 /* The position of the first byte of s[0..n) that is a NUL or not well-formed UTF-8, or n. */
@@ -118,18 +60,18 @@ static size_t bad_byte(const unsigned char *s, size_t n)
     return n;
 }
 
-/* Prose: [[code]] is quoted code; "<<" is plain text (launches in inline code), and so is "@<<". */
-static void docs_line(const char *s)
+/* A line of code, where chunk references become @use and everything else, launches included, is @text,
+ * or of prose, where [[code]] is quoted code and "<<" is plain text (launches in inline code). */
+static void text_line(const char *s, int code)
 {
-    const char *start = s;
+    const char *line = s, *start = s, *end;
     while (*s) {
-        if (s[0] == '@' && s[1] == '<' && s[2] == '<') {
+        if (s[0] == '@' && s[1] == '<' && s[2] == '<') {  /* noweb's escape still works */
             emit_text(start, (size_t)(s - start));
-            start = ++s;
-        }
-        if (s[0] == '[' && s[1] == '[') {
-            const char *end = strstr(s + 2, "]]");
-            if (end == NULL)
+            start = s + 1;
+            s += 3;
+        } else if (!code && s[0] == '[' && s[1] == '[') {
+            if ((end = strstr(s + 2, "]]")) == NULL)
                 break;
             while (end[2] == ']')  /* [[a[i]]] quotes a[i] */
                 end++;
@@ -138,29 +80,42 @@ static void docs_line(const char *s)
             emit_text(s + 2, (size_t)(end - (s + 2)));
             printf("@endquote\n");
             s = start = end + 2;
-            continue;
-        }
-        s++;
+        } else if (code && s[0] == '<' && s[1] == '<' && s[2] == '<') {  /* a launch: its '<'s are text */
+            s += strspn(s, "<");
+        } else if (code && s[0] == '<' && s[1] == '<' && name_start(s[2]) && (end = strstr(s + 2, ">>"))) {
+            emit_text(start, (size_t)(s - start));
+            printf("@use %.*s\n", (int)(end - (s + 2)), s + 2);
+            s = start = end + 2;
+        } else if (code && s[0] == '<' && s[1] == '<') {
+            /* No closing ">>": a shift, unless the line is only a reference gone wrong. */
+            if (line + strspn(line, " \t") == s && name_start(s[2])) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "unterminated chunk name: expected '>>' to close '%.40s'", s);
+                error(msg);
+            }
+            s += 2;
+        } else
+            s++;
     }
     emit_text(start, (size_t)(s - start));
 }
 
-static int markup(const char *path)
+static void markup(const char *path)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     file = path;
     lineno = 0;
     if (f == NULL) {
         fprintf(stderr, "nwmarkup: %s: cannot open the chapter: %s\n", path, strerror(errno));
-        return 1;
+        errors++;
+        return;
     }
     static int chunk = 0;  /* chunk numbers run on across files, as in noweb */
     int in_code = 0;
     char *line = NULL, msg[96];
     size_t cap = 0;
     ssize_t n;
-    printf("@file %s\n", path);
-    printf("@begin docs %d\n", chunk);
+    printf("@file %s\n@begin docs %d\n", path, chunk);
     while ((n = getline(&line, &cap, f)) != -1) {
         lineno++;
         if (n > 0 && line[n - 1] == '\n')
@@ -183,46 +138,34 @@ static int markup(const char *path)
             in_code = 1;
             continue;
         }
-        if (line[0] == '<' && line[1] == '<' && name_start(line[2]) && name_end(line + 2) == NULL) {
-            error("unterminated chunk name: a line that starts with '<<' must be '<<name>>=' or "
-                  "'<<name>>'");
-            continue;
-        }
-        if (line[0] == '<' && line[1] == '<' && name_start(line[2]) && !in_code) {
-            error("expected '<<name>>=' to start a code chunk; found a chunk reference in prose");
+        const char *close = strstr(line, ">>");
+        if (line[0] == '<' && line[1] == '<' && name_start(line[2]) && !(in_code && close)) {
+            error(close ? "expected '<<name>>=' to start a code chunk; found a chunk reference in prose" :
+                  "unterminated chunk name: a line that starts with '<<' must be '<<name>>=' or '<<name>>'");
             continue;
         }
         if (line[0] == '@' && (line[1] == '\0' || line[1] == ' ' || line[1] == '\t')) {
-            const char *rest = line[1] ? line + 2 : line + 1;
-            if (in_code && strncmp(rest, "%def", 4) == 0 &&
-                (rest[4] == '\0' || isspace((unsigned char)rest[4]))) {
-                char *ids = (char *)rest + 4, *save = NULL;
-                for (char *id = strtok_r(ids, " \t", &save); id; id = strtok_r(NULL, " \t", &save))
+            char *rest = line[1] ? line + 2 : line + 1, *save = NULL;
+            int def = in_code && strncmp(rest, "%def", 4) == 0 &&
+                      (rest[4] == '\0' || isspace((unsigned char)rest[4]));
+            if (def) {
+                for (char *id = strtok_r(rest + 4, " \t", &save); id; id = strtok_r(NULL, " \t", &save))
                     printf("@index defn %s\n", id);
                 printf("@index nl\n");
-                printf("@end code %d\n@begin docs %d\n", chunk, chunk + 1);
-                chunk++;
-                in_code = 0;
-                continue;
             }
             printf("@end %s %d\n@begin docs %d\n", in_code ? "code" : "docs", chunk, chunk + 1);
             chunk++;
             in_code = 0;
-            docs_line(rest);
-            printf("@nl\n");
+            if (!def) {
+                text_line(rest, 0);
+                printf("@nl\n");
+            }
             continue;
         }
-        const char *text = line;
-        if (line[0] == '@' && line[1] == '@')  /* @@ at the start of a line stands for @ */
-            text = line + 1;
-        if (in_code)
-            code_line(text);
-        else
-            docs_line(text);
+        text_line(line[0] == '@' && line[1] == '@' ? line + 1 : line, in_code);  /* a leading "@@" is "@" */
         printf("@nl\n");
     }
-    printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
-    chunk++;
+    printf("@end %s %d\n", in_code ? "code" : "docs", chunk++);
     free(line);
     if (ferror(f)) {
         fprintf(stderr, "nwmarkup: %s: cannot read the chapter: %s\n", path, strerror(errno));
@@ -230,21 +173,19 @@ static int markup(const char *path)
     }
     if (f != stdin)
         fclose(f);
-    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int failed = 0;
     if (argc < 2) {
         fprintf(stderr, "usage: nwmarkup FILE.nw...\n");
         return 2;
     }
     for (int i = 1; i < argc; i++)
-        failed |= markup(argv[i]);
+        markup(argv[i]);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nwmarkup: cannot write the pipeline: %s\n", strerror(errno));
         return 1;
     }
-    return failed || errors ? 1 : 0;
+    return errors ? 1 : 0;
 }

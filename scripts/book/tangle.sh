@@ -14,10 +14,7 @@ set -eu
 TOOLS=${TOOLS:-build/tools}
 NWLIB=${NWLIB:-/usr/lib/noweb}
 mode=update
-case ${1:-} in
---check) mode=check; shift ;;
---lines) mode=lines; shift ;;
-esac
+case ${1:-} in --check | --lines) mode=${1#--}; shift ;; esac
 [ $# -ge 2 ] || { echo "usage: tangle.sh [--check|--lines ROOT] DIR CHAPTER..." >&2; exit 2; }
 target=$1
 shift
@@ -31,10 +28,7 @@ mkdir "$scratch/files"
 # The book is one web: a chapter may use the chunks of an earlier one.
 "$TOOLS/nwmarkup" "$@" >"$scratch/book.pipe"
 "$TOOLS/nwcheck" "$scratch/book.pipe" >"$scratch/roots"
-if [ "$mode" = lines ]; then
-    "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$target" <"$scratch/book.pipe"
-    exit $?
-fi
+[ "$mode" != lines ] || { "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$target" <"$scratch/book.pipe"; exit; }
 cut -f 2 "$scratch/roots" | while IFS= read -r root; do
     "$NWLIB/nt" -t -R"$root" <"$scratch/book.pipe" >"$scratch/files/$root"
 done
@@ -44,18 +38,16 @@ status=0
 for f in "$scratch"/files/*; do
     [ -e "$f" ] || continue
     name=${f##*/}
-    if ! cmp -s "$f" "$target/$name"; then
-        if [ "$mode" = check ]; then
-            echo "$target/$name: out of date with the book (run make tangle and commit it)" >&2
-            status=1
-        else
-            if ! { cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name"; }; then
-                rm -f "$target/.$name.tmp"
-                echo "$target/$name: cannot write the tangled file" >&2
-                exit 1
-            fi
-            echo "tangled $target/$name"
-        fi
+    cmp -s "$f" "$target/$name" && continue
+    if [ "$mode" = check ]; then
+        echo "$target/$name: out of date with the book (run make tangle and commit it)" >&2
+        status=1
+    elif cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name"; then
+        echo "tangled $target/$name"
+    else
+        rm -f "$target/.$name.tmp"
+        echo "$target/$name: cannot write the tangled file" >&2
+        exit 1
     fi
 done
 for f in "$target"/*; do

@@ -5,7 +5,7 @@
 //
 //   problem TEXT       something a reader would see go wrong
 //   id ID              an element id (the shell checks other pages' links against these)
-//   link FILE FRAGMENT a link to another file of the book (FRAGMENT "-" when there is none)
+//   link FILE [FRAG]   a link to another file of the book, and the fragment it names if any
 //   height N           the page's height in px at this width (for the full-page screenshots)
 (function () {
   "use strict";
@@ -21,10 +21,8 @@
     return decodeURIComponent(url.pathname.slice(root.length));
   }
   function describe(el) {    // <p class="x">, for a message
-    var s = "<" + el.tagName.toLowerCase();
-    if (el.id) s += ' id="' + el.id + '"';
-    if (el.className && typeof el.className === "string") s += ' class="' + el.className + '"';
-    return s + ">";
+    return "<" + el.tagName.toLowerCase() + (el.id ? ' id="' + el.id + '"' : "") +
+      (el.className && typeof el.className === "string" ? ' class="' + el.className + '"' : "") + ">";
   }
 
   // Errors from the start: scripts, resources (error events do not bubble, so capture them),
@@ -53,10 +51,8 @@
   // pandoc's div.sourceCode around a highlighted one): such text is within reach. Anything else
   // that scrolls (the contents on the side) must fit its width.
   function inScroller(node) {
-    for (var el = node.parentElement.closest("pre, table"); el && el !== document.body; el = el.parentElement) {
-      var o = getComputedStyle(el).overflowX;
-      if (o === "auto" || o === "scroll") return true;
-    }
+    for (var el = node.parentElement.closest("pre, table"); el && el !== document.body; el = el.parentElement)
+      if (/^(auto|scroll)$/.test(getComputedStyle(el).overflowX)) return true;
     return false;
   }
 
@@ -82,11 +78,10 @@
       if (rel === page) {
         if (frag && !document.getElementById(frag))
           problem('broken anchor: link "' + href + '" (' + oneLine(a.textContent) + ') has no target id "' + frag + '" in this page');
-      } else if (/\s/.test(rel) || /\s/.test(frag)) {
-        problem('link "' + href + '" has blanks in it');
-      } else {
-        lines.push("link " + rel + " " + (frag || "-"));
+        return;
       }
+      if (/\s/.test(rel) || /\s/.test(frag)) problem('link "' + href + '" has blanks in it');
+      else lines.push("link " + rel + (frag ? " " + frag : ""));
     });
     // Images: loaded, and described.
     document.querySelectorAll("img").forEach(function (img) {

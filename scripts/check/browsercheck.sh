@@ -5,13 +5,10 @@
 #   scripts/check/browsercheck.sh DIR [SHOTS]
 #
 # For every DIR/*.html it fails (exit 1, one line per problem: "PAGE: what is wrong") on a page
-# that does not load in CHECK_TIMEOUT seconds (default 60), and on what browsercheck.js finds:
-# script and resource errors, broken links and anchors (across pages checked here, against the ids
-# each page reports), an id used twice, a missing image or alt text, text wider than the page at
-# 390 or 1280 px outside code and tables, a code block that scrolls at 1280 px with lines of up to
-# 100 columns, unparsed Markdown, a chapter page without navigation. With SHOTS, it saves the whole
-# page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png (390 px); a page taller than
-# 16,000 px in parts, NAME-desktop-1.png, -2.png and so on, from the top.
+# that does not load in CHECK_TIMEOUT seconds (default 60), on what browsercheck.js finds in it at
+# 390 and 1280 px, and on links and anchors across pages (against the ids each page reports). With
+# SHOTS, it saves the whole page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png (390 px);
+# a page taller than 16,000 px in parts, NAME-desktop-1.png, -2.png and so on, from the top.
 # Exit 0: all pass; 1: a problem; 2: bad usage or no Chromium. DIR is left untouched.
 #
 # A harness page loads each page in two iframes, as headless Chromium will not make its window
@@ -53,7 +50,6 @@ chromium() {
 }
 
 problems=$scratch/problems
-: >"$problems"
 say() { printf '%s: %s\n' "$1" "$2" >>"$problems"; }
 
 for p in $pages; do
@@ -115,10 +111,9 @@ for p in $pages; do
     [ -f "$scratch/found/$p" ] || continue
     sed -n "s/^$DESKTOP link //p" "$scratch/found/$p" | LC_ALL=C sort -u | while read -r target frag; do
         if [ ! -e "$dir/$target" ]; then
-            l=$target
-            [ "$frag" = - ] || l=$target#$frag
+            l=$target${frag:+#$frag}
             say "$p" "broken link: $l: $target is not a file of the book ($dir/$target does not exist)"
-        elif [ "$frag" != - ] && [ -f "$scratch/found/$target.ids" ]; then  # a page that was checked
+        elif [ -n "$frag" ] && [ -f "$scratch/found/$target.ids" ]; then  # a page that was checked
             grep -qxF -e "$frag" "$scratch/found/$target.ids" ||
                 say "$p" "broken anchor: link to $target#$frag, but $target has no id \"$frag\""
         fi
@@ -130,8 +125,7 @@ for p in $pages; do
         case $h in '' | *[!0-9]*) h=900 ;; esac
         [ "$h" -ge 200 ] || h=200
         # In parts of at most PART px (Chromium's limit) each: the whole page, moved up by the parts before.
-        n=$(((h + PART - 1) / PART)) i=0
-        part=$(((h + n - 1) / n))
+        n=$(((h + PART - 1) / PART)) i=0 part=$(((h + n - 1) / n))
         rm -f "$base.png" "$base"-[0-9].png "$base"-[0-9][0-9].png
         while [ $((i += 1)) -le $n ]; do
             png=$base$([ "$n" -eq 1 ] || echo "-$i").png
@@ -154,4 +148,3 @@ if [ -s "$problems" ]; then
     exit 1
 fi
 echo "browsercheck: $n page(s) of $dir pass${shots:+; screenshots in $shots}"
-exit 0

@@ -3,8 +3,8 @@
 #
 #   scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]
 #
-# (default: build/book.pdf build/pdf/book.log build/pdf/book.tex build/pdfpages). It fails (exit 1,
-# one line per problem: "FILE: what is wrong") on a page that poppler cannot render (each goes to
+# (default: build/book.pdf build/pdf/SET/book.log build/pdf/SET/book.tex build/pdfpages, SET the one
+# book/default-set names). It fails (exit 1, one line per problem: "FILE: what is wrong") on a page that poppler cannot render (each goes to
 # PAGES/page-N.png); in the LOG, an Overfull \hbox more than OVERFULL_PT (5pt) too wide, a missing
 # character, an undefined reference, a LaTeX error; a word more than MARGIN_PT (5pt) outside the
 # text area that book/preamble.tex writes into the LOG (a code line that does not wrap shows up
@@ -14,8 +14,9 @@
 set -u
 [ $# -eq 0 ] || [ $# -eq 4 ] || { echo "usage: scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]" >&2; exit 2; }
 pdf=${1:-build/book.pdf}
-log=${2:-build/pdf/book.log}
-tex=${3:-build/pdf/book.tex}
+set=$(cat book/default-set 2>/dev/null)
+log=${2:-build/pdf/$set/book.log}
+tex=${3:-build/pdf/$set/book.tex}
 pages=${4:-build/pdfpages}
 OVERFULL_PT=${OVERFULL_PT:-5}
 MARGIN_PT=${MARGIN_PT:-5}

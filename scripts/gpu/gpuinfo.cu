@@ -66,6 +66,14 @@ int main()
 	std::printf("driver %s\n", driver);
 	std::printf("cuda_runtime %d.%d\n", runtime / 1000, runtime % 1000 / 10);
 	std::printf("l2_cache %d MiB\nmemory %.0f GiB\n", p.l2CacheSize >> 20, p.totalGlobalMem / 1073741824.0);
+	// The theoretical bandwidth: two transfers per memory clock (double data rate) over the whole bus.
+	// CUDA 13's cudaDeviceProp has no memory clock; the attribute still reports it.
+	int mem_khz = 0, bus_bits = 0;
+	check(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0), "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
+	check(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0), "cudaDeviceGetAttribute(cudaDevAttrGlobalMemoryBusWidth)");
+	if (mem_khz > 0 && bus_bits > 0)
+		std::printf("memory_clock_mhz %d\nmemory_bus_bits %d\npeak_bandwidth %.0f GB/s\n", (mem_khz + 500) / 1000,
+		            bus_bits, 2.0 * mem_khz * 1e3 * bus_bits / 8 / 1e9);
 	if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
 		std::fprintf(stderr, "gpuinfo: cannot write to stdout\n");
 		return 1;

@@ -56,7 +56,7 @@ fi
 ver=$("$NVCC" --version 2>/dev/null </dev/null | sed -n 's/.*release .*, V\([0-9][0-9.]*\).*/\1/p')
 # In the record's order; the last line of a key wins; a key nobody printed is "unknown".
 PROV=$(printf '%s\nnvcc %s\n' "$info" "$ver" | awk 'NF >= 2 && $2 != "[N/A]" { k = $1; sub(/^[^ ]+ +/, ""); v[k] = $0 }
-	END { n = split("gpu compute_capability sm_count sm_clock_mhz driver cuda_runtime nvcc l2_cache memory", K, " ")
+	END { n = split("gpu compute_capability sm_count sm_clock_mhz driver cuda_runtime nvcc l2_cache memory memory_clock_mhz memory_bus_bits peak_bandwidth", K, " ")
 	for (i = 1; i <= n; i++) print K[i], (K[i] in v ? v[K[i]] : "unknown") }' | tr -d '\000-\010\013-\037\177')
 GPUNAME=${PROV%%"$NL"*} && GPUNAME=${GPUNAME#gpu }
 [ "$GPUNAME" != unknown ] || die "the provenance names no GPU (no 'gpu NAME' line)"
