@@ -1,0 +1,2 @@
+# runs: 1
+for k in baseline final; do ncu --clock-control none --cache-control none --replay-mode application --print-units base --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio -k regex:reduce -c 1 ./reduce_memory --profile $k | grep -E '^ +[a-z0-9]+__' | tr -d , | awk -v k="$k" '/gpu__time_duration/ { printf "%s, duration: %.4f ms\n", k, $NF / 1e6; next } { print k ", " $1 ": " $NF }' || exit 1; done

@@ -1,0 +1,401 @@
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+// Stop at the first failing CUDA call and say which one it was: an error left
+// unchecked shows up much later as a wrong result, far from its cause.
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    cudaError_t check_status_ = (call);                                    \
+    if (check_status_ != cudaSuccess) {                                    \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+              cudaGetErrorString(check_status_));                          \
+      exit(1);                                                             \
+    }                                                                      \
+  } while (0)
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <vector>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cub/cub.cuh>
+
+const int THREADS = 256;         // threads per block, for every kernel of the chapter
+const int WARP = 32;
+const int WARPS = THREADS / WARP;
+const unsigned DIGITS = 10;      // the elements are the digits 0 to 9, as in chapter 1
+// The input sizes, in MiB of 4-byte elements: chapter 1's, and two several
+// times larger than today's L2 caches.
+const int SIZES_MIB[] = {64, 256, 1024};
+// A fixed, well-mixed function of the index: "random" data that is the same
+// in every run (the finalizer of MurmurHash3).
+static unsigned scramble(unsigned k) {
+  k ^= k >> 16;
+  k *= 0x85ebca6bu;
+  k ^= k >> 13;
+  k *= 0xc2b2ae35u;
+  k ^= k >> 16;
+  return k;
+}
+const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
+
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
+// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
+// warm-up. reset() runs before every launch, outside the timed span, so that
+// each launch finds its output in the same state. Both must only enqueue work
+// (no call that waits for the GPU), or the hold is lost.
+template <typename Reset, typename Launch>
+static float time_ms(Reset reset, Launch launch) {
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  reset();
+  launch();                                  // warm-up: loads the module, caches what fits
+  std::vector<float> ms(TIMED_LAUNCHES);
+  for (float &t : ms) {
+    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
+    CHECK(cudaGetLastError());
+    reset();
+    CHECK(cudaEventRecord(begin));
+    launch();
+    CHECK(cudaEventRecord(end));
+    CHECK(cudaEventSynchronize(end));        // wait until the GPU has passed the second event
+    CHECK(cudaEventElapsedTime(&t, begin, end));
+  }
+  CHECK(cudaEventDestroy(begin));
+  CHECK(cudaEventDestroy(end));
+  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
+  return ms[TIMED_LAUNCHES / 2];
+}
+// How a block or a warp sends its sum. Send::atomic, the kernel as written:
+// into the one total, with an atomic whose result is not used. The other two
+// are experiments. Send::atomic_waits: the same atomic, but its result is
+// compared, so the thread must wait for the old value to come back.
+// Send::store: no atomic at all, a plain store into a slot of its own.
+enum class Send { atomic, atomic_waits, store };
+
+template <Send HOW>
+__device__ void send_sum(unsigned long long *out, int slot, unsigned long long sum) {
+  if constexpr (HOW == Send::atomic) {
+    atomicAdd(out, sum);
+  } else if constexpr (HOW == Send::atomic_waits) {
+    if (atomicAdd(out, sum) == ~0ull) out[1] = 0;   // never true, but it needs the old value
+  } else {
+    out[slot] = sum;
+  }
+}
+// Sum the THREADS values of a block, one per thread, as a tree in shared
+// memory partial[0 .. THREADS): at each step the lower half of the active
+// threads adds in the upper half. Every thread of the block must call it with
+// its own value. BARRIER = false leaves out the barrier between steps: a
+// deliberate bug.
+template <typename T, bool BARRIER = true>
+__device__ T block_sum(T *partial, T mine) {
+  assert(blockDim.x == THREADS);         // before the store: more threads would write past the end
+  const int t = threadIdx.x;
+  partial[t] = mine;
+  __syncthreads();                       // all values stored before any is read
+  for (int half = THREADS / 2; half > 0; half /= 2) {
+    if (t < half) partial[t] += partial[t + half];
+    if constexpr (BARRIER) __syncthreads();   // this step done before the next reads it
+  }
+  return partial[0];
+}
+template <bool BARRIER, Send HOW>
+__global__ void reduce_block(const unsigned *x, unsigned long long *out, int n) {
+  __shared__ unsigned partial[THREADS];
+  const int idx = blockIdx.x * THREADS + threadIdx.x;
+  const unsigned sum = block_sum<unsigned, BARRIER>(partial, idx < n ? x[idx] : 0u);
+  if (threadIdx.x == 0) send_sum<HOW>(out, blockIdx.x, sum);   // one per block
+}
+static void launch_baseline(const unsigned *x, size_t n, unsigned long long *out) {
+  reduce_block<true, Send::atomic><<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(x, out, (int)n);
+  CHECK(cudaGetLastError());
+}
+// Each thread adds every stride-th element into a register, then the block's
+// tree of chapter 1 adds the threads' sums, and one atomic sends the block's.
+__global__ void reduce_stride(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
+  __shared__ unsigned partial[THREADS];
+  unsigned mine = 0;
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) mine += x[i];
+  const unsigned sum = block_sum<unsigned>(partial, mine);
+  if (threadIdx.x == 0) atomicAdd(out, (unsigned long long)sum);
+}
+// How a warp adds its 32 values: with five shuffles, with the one instruction
+// of compute capability 8.0 on (a build for an older GPU, such as nvcc's
+// default one, uses the shuffles instead), or with the cooperative groups library.
+enum class WarpAdd { shuffle, redux, groups };
+
+template <WarpAdd HOW>
+__device__ unsigned warp_sum(unsigned v) {
+  if constexpr (HOW == WarpAdd::shuffle) {
+    for (int offset = WARP / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;   // lane 0 holds the sum
+  } else if constexpr (HOW == WarpAdd::redux) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);   // every lane holds the sum
+#else
+    return warp_sum<WarpAdd::shuffle>(v);       // built for an older GPU: no such instruction
+#endif
+  } else {
+    namespace cg = cooperative_groups;
+    return cg::reduce(cg::tiled_partition<WARP>(cg::this_thread_block()), v, cg::plus<unsigned>());
+  }
+}
+
+// A block's sum: each warp adds its lanes, lane 0 of each warp stores one
+// value in shared memory, one barrier, and the first warp adds those and
+// sends the block's sum with one atomic.
+template <WarpAdd HOW>
+__device__ void send_block_sum(unsigned mine, unsigned long long *out) {
+  __shared__ unsigned warp_sums[WARPS];
+  const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+  mine = warp_sum<HOW>(mine);
+  if (lane == 0) warp_sums[warp] = mine;
+  __syncthreads();
+  if (warp == 0) {
+    const unsigned s = warp_sum<HOW>(lane < WARPS ? warp_sums[lane] : 0u);
+    if (lane == 0) atomicAdd(out, (unsigned long long)s);
+  }
+}
+__device__ unsigned add_up(unsigned v) { return v; }
+__device__ unsigned add_up(uint4 v) { return v.x + v.y + v.z + v.w; }
+
+// V is what one load brings: unsigned (4 bytes) or uint4 (16 bytes). Each
+// thread keeps IN_FLIGHT loads under way: it issues them all, then adds them,
+// into as many accumulators, so that no addition waits for a load that it does
+// not need. The elements after the last whole V are added one per thread.
+template <typename V, int IN_FLIGHT, WarpAdd HOW>
+__global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
+  constexpr int PER = sizeof(V) / sizeof(unsigned);
+  const V *xv = reinterpret_cast<const V *>(x);
+  const size_t nv = n / PER, stride = (size_t)gridDim.x * blockDim.x;
+  const size_t me = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  unsigned acc[IN_FLIGHT] = {};
+  size_t i = me;
+  for (; i + (IN_FLIGHT - 1) * stride < nv; i += IN_FLIGHT * stride) {
+    V v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = xv[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) acc[u] += add_up(v[u]);
+  }
+  for (; i < nv; i += stride) acc[0] += add_up(xv[i]);   // fewer than IN_FLIGHT left
+  if (me < n - nv * PER) acc[0] += x[nv * PER + me];     // the tail: at most PER - 1 elements
+  unsigned mine = 0;
+#pragma unroll
+  for (int u = 0; u < IN_FLIGHT; u++) mine += acc[u];
+  send_block_sum<HOW>(mine, out);
+}
+// CUB's device-wide sum, with its temporary storage allocated once, before
+// any timing: the first call only asks how much it needs.
+struct CubSum {
+  void *temp = nullptr;
+  size_t bytes = 0;
+  void prepare(const unsigned *x, size_t n, unsigned long long *out) {
+    CHECK(cub::DeviceReduce::Sum(nullptr, bytes, x, out, (long long)n));
+    CHECK(cudaMalloc(&temp, bytes));
+  }
+  void launch(const unsigned *x, size_t n, unsigned long long *out) {
+    CHECK(cub::DeviceReduce::Sum(temp, bytes, x, out, (long long)n));
+  }
+  ~CubSum() { if (temp) cudaFree(temp); }
+};
+// As many blocks of kernel k, at THREADS threads each, as the GPU holds at once.
+template <typename Kernel>
+static int full_grid(Kernel k) {
+  int device = 0, sms = 0, per_sm = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, 0));
+  return per_sm * sms;
+}
+// The ceiling: every 16 bytes of the input read once, by a grid that the GPU
+// holds at once, each thread keeping IN_FLIGHT loads under way, and nothing
+// done with the bytes but an exclusive-or. The store that can never happen
+// (the digits' bits stay below 16) keeps the compiler from dropping the loads.
+template <int IN_FLIGHT>
+__global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink) {
+  unsigned acc = 0;
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  for (; i + (IN_FLIGHT - 1) * stride < n4; i += IN_FLIGHT * stride) {
+    uint4 v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = x[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  for (; i < n4; i += stride) acc ^= x[i].x ^ x[i].y ^ x[i].z ^ x[i].w;
+  if (acc == ~0u) *sink = acc;
+}
+
+// The read ceiling at n elements, in GB/s: the faster of two read-only
+// kernels, with 1 and with 8 loads in flight per thread. Prints both.
+static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_sink) {
+  double best = 0;
+  auto one = [&](const char *label, auto kernel) {
+    const int grid = full_grid(kernel);
+    const float ms = time_ms([] {}, [&] {
+      kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), n / 4, d_sink);
+      CHECK(cudaGetLastError());
+    });
+    const double gbs = n * sizeof(unsigned) / (ms * 1e6);
+    printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
+    printf("%s, %d MiB, bandwidth: %.0f GB/s\n", label, mib, gbs);
+    best = std::max(best, gbs);
+  };
+  one("read only", read_only<1>);
+  one("read only, 8 in flight", read_only<8>);
+  printf("read ceiling, %d MiB: %.0f GB/s\n", mib, best);
+  return best;
+}
+// n digits on the GPU, and their sum computed on the CPU.
+static unsigned long long upload_digits(unsigned *d_x, size_t n) {
+  std::vector<unsigned> x(n);
+  unsigned long long sum = 0;
+  for (size_t k = 0; k < n; k++) {
+    x[k] = scramble((unsigned)k) % DIGITS;
+    sum += x[k];
+  }
+  CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+  return sum;
+}
+// One variant of the sum: its label, its launch (given the input, its length,
+// the total and a grid), and its grid (0: one thread per element).
+struct Variant {
+  const char *label;
+  void (*launch)(const unsigned *, size_t, unsigned long long *, int);
+  int grid;
+};
+
+// A variant of the fast reduction, with a grid that the GPU holds at once.
+template <typename V, int IN_FLIGHT, WarpAdd HOW>
+static Variant fast(const char *label) {
+  return {label,
+          [](const unsigned *x, size_t n, unsigned long long *out, int grid) {
+            reduce_fast<V, IN_FLIGHT, HOW><<<grid, THREADS>>>(x, n, out);
+            CHECK(cudaGetLastError());
+          },
+          full_grid(reduce_fast<V, IN_FLIGHT, HOW>)};
+}
+
+// The chapter's steps, in order. The last of the book's own is FINAL.
+static std::vector<Variant> steps() {
+  return {{"baseline",
+           [](const unsigned *x, size_t n, unsigned long long *out, int) { launch_baseline(x, n, out); }, 0},
+          {"grid-stride loop and tree",
+           [](const unsigned *x, size_t n, unsigned long long *out, int grid) {
+             reduce_stride<<<grid, THREADS>>>(x, n, out);
+             CHECK(cudaGetLastError());
+           },
+           full_grid(reduce_stride)},
+          fast<unsigned, 1, WarpAdd::shuffle>("warp shuffles"),
+          fast<uint4, 1, WarpAdd::shuffle>("vector loads"),
+          fast<uint4, 2, WarpAdd::shuffle>("vector loads, 2 in flight"),
+          fast<uint4, 4, WarpAdd::shuffle>("vector loads, 4 in flight"),
+          fast<uint4, 8, WarpAdd::shuffle>("vector loads, 8 in flight"),
+          fast<uint4, 4, WarpAdd::redux>("warp sum by __reduce_add_sync"),
+          fast<uint4, 4, WarpAdd::groups>("warp sum by cooperative_groups::reduce")};
+}
+const int FINAL = 5;   // "vector loads, 4 in flight": the book's final reduction
+// Times launch (after reset) at n elements, checks its total, and prints its
+// time and bandwidth; returns the time in ms, or -1 when the total is wrong.
+template <typename Reset, typename Launch>
+static float measure(const char *label, int mib, size_t n, unsigned long long expected,
+                     unsigned long long *d_out, Reset reset, Launch launch) {
+  const float ms = time_ms(reset, launch);
+  unsigned long long total = 0;
+  CHECK(cudaMemcpy(&total, d_out, sizeof total, cudaMemcpyDeviceToHost));
+  printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
+  printf("%s, %d MiB, bandwidth: %.0f GB/s\n", label, mib, n * sizeof(unsigned) / (ms * 1e6));
+  if (total == expected) return ms;
+  fprintf(stderr, "%s, %d MiB: GPU sum %llu, CPU sum %llu\n", label, mib, total, expected);
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  // --profile baseline|final: one launch of that kernel at the largest size,
+  // checked, for Nsight Compute.
+  const char *profile = argc == 3 && !strcmp(argv[1], "--profile") ? argv[2] : nullptr;
+  if (argc != 1 && !(profile && (!strcmp(profile, "baseline") || !strcmp(profile, "final")))) {
+    fprintf(stderr, "usage: %s [--profile baseline|final]\n", argv[0]);
+    return 2;
+  }
+  const size_t most = (size_t)SIZES_MIB[2] << 20;
+  unsigned *d_x, *d_copy, *d_sink;
+  unsigned long long *d_out;
+  CHECK(cudaMalloc(&d_x, most));
+  CHECK(cudaMalloc(&d_copy, most));
+  CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
+  CHECK(cudaMalloc(&d_out, sizeof(unsigned long long)));
+  const std::vector<Variant> variants = steps();
+  auto reset = [&] { CHECK(cudaMemsetAsync(d_out, 0, sizeof *d_out)); };
+
+  if (profile) {
+    const size_t n = most / sizeof(unsigned);
+    const unsigned long long expected = upload_digits(d_x, n);
+    const Variant &v = variants[strcmp(profile, "final") ? 0 : FINAL];
+    reset();
+    v.launch(d_x, n, d_out, v.grid);
+    unsigned long long total = 0;
+    CHECK(cudaMemcpy(&total, d_out, sizeof total, cudaMemcpyDeviceToHost));
+    printf("%s: GPU sum %llu, CPU sum %llu\n", v.label, total, expected);
+    puts(total == expected ? "PASS" : "FAIL");
+    return total == expected ? 0 : 1;
+  }
+
+  for (const Variant &v : variants)
+    if (v.grid > 0) printf("%s, blocks in the grid: %d\n", v.label, v.grid);
+  bool ok = true;
+  double over_cub[3] = {}, of_ceiling[3] = {};
+  for (int s = 0; s < 3; s++) {
+    const int mib = SIZES_MIB[s];
+    const size_t n = ((size_t)mib << 20) / sizeof(unsigned);
+    const double gb = n * sizeof(unsigned) / 1e9;
+    const unsigned long long expected = upload_digits(d_x, n);
+
+    // The ceiling, and a copy for comparison (it moves each byte twice).
+    const double ceiling = read_ceiling(d_x, n, mib, d_sink);
+    const float copy_ms = time_ms([] {}, [&] {
+      CHECK(cudaMemcpyAsync(d_copy, d_x, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));
+    });
+    printf("copy, %d MiB: %.4f ms\n", mib, copy_ms);
+    printf("copy, %d MiB, bandwidth, read and written: %.0f GB/s\n", mib, 2 * gb / (copy_ms * 1e-3));
+
+    CubSum cub;
+    cub.prepare(d_x, n, d_out);
+    const float cub_ms = measure("CUB", mib, n, expected, d_out, reset, [&] { cub.launch(d_x, n, d_out); });
+    ok = ok && cub_ms > 0;
+    printf("CUB, %d MiB, of the read ceiling: %.2f\n", mib, gb / (cub_ms * 1e-3) / ceiling);
+    for (size_t k = 0; k < variants.size(); k++) {
+      const Variant &v = variants[k];
+      const float ms = measure(v.label, mib, n, expected, d_out, reset, [&] { v.launch(d_x, n, d_out, v.grid); });
+      ok = ok && ms > 0;
+      printf("%s, %d MiB, of the read ceiling: %.2f\n", v.label, mib, gb / (ms * 1e-3) / ceiling);
+      printf("%s, %d MiB, speedup over CUB: %.2f\n", v.label, mib, cub_ms / ms);
+      if ((int)k == FINAL) over_cub[s] = cub_ms / ms, of_ceiling[s] = gb / (ms * 1e-3) / ceiling;
+    }
+  }
+  printf("speedup over CUB at 64 MiB: %.2f\n", over_cub[0]);
+  printf("speedup over CUB at 1 GiB: %.2f\n", over_cub[2]);
+  printf("fraction of read ceiling at 1 GiB: %.2f\n", of_ceiling[2]);
+  CHECK(cudaFree(d_x));
+  CHECK(cudaFree(d_copy));
+  CHECK(cudaFree(d_sink));
+  CHECK(cudaFree(d_out));
+  puts(ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
