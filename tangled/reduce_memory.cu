@@ -327,11 +327,14 @@ static float measure(const char *label, int mib, size_t n, unsigned long long ex
 }
 
 int main(int argc, char **argv) {
-  // --profile baseline|final: one launch of that kernel at the largest size,
-  // checked, for Nsight Compute.
-  const char *profile = argc == 3 && !strcmp(argv[1], "--profile") ? argv[2] : nullptr;
-  if (argc != 1 && !(profile && (!strcmp(profile, "baseline") || !strcmp(profile, "final")))) {
-    fprintf(stderr, "usage: %s [--profile baseline|final]\n", argv[0]);
+  // --profile baseline|final|cub [MIB]: one launch of that sum at MIB (64,
+  // 256 or 1024; 1024 when left out), checked, for Nsight Compute.
+  const char *profile = argc >= 3 && argc <= 4 && !strcmp(argv[1], "--profile") ? argv[2] : nullptr;
+  const int profile_mib = argc == 4 ? atoi(argv[3]) : SIZES_MIB[2];
+  if (argc != 1 && !(profile && (!strcmp(profile, "baseline") || !strcmp(profile, "final") ||
+                                 !strcmp(profile, "cub")) &&
+                     std::count(SIZES_MIB, SIZES_MIB + 3, profile_mib) == 1)) {
+    fprintf(stderr, "usage: %s [--profile baseline|final|cub [64|256|1024]]\n", argv[0]);
     return 2;
   }
   const size_t most = (size_t)SIZES_MIB[2] << 20;
@@ -345,14 +348,17 @@ int main(int argc, char **argv) {
   auto reset = [&] { CHECK(cudaMemsetAsync(d_out, 0, sizeof *d_out)); };
 
   if (profile) {
-    const size_t n = most / sizeof(unsigned);
+    const size_t n = ((size_t)profile_mib << 20) / sizeof(unsigned);
     const unsigned long long expected = upload_digits(d_x, n);
     const Variant &v = variants[strcmp(profile, "final") ? 0 : FINAL];
+    CubSum cub;
+    cub.prepare(d_x, n, d_out);
     reset();
-    v.launch(d_x, n, d_out, v.grid);
+    if (strcmp(profile, "cub")) v.launch(d_x, n, d_out, v.grid);
+    else cub.launch(d_x, n, d_out);
     unsigned long long total = 0;
     CHECK(cudaMemcpy(&total, d_out, sizeof total, cudaMemcpyDeviceToHost));
-    printf("%s: GPU sum %llu, CPU sum %llu\n", v.label, total, expected);
+    printf("%s: GPU sum %llu, CPU sum %llu\n", profile, total, expected);
     puts(total == expected ? "PASS" : "FAIL");
     return total == expected ? 0 : 1;
   }
