@@ -242,6 +242,13 @@ __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink
   if (acc == ~0u) *sink = acc;
 }
 
+// Prints a timing at mib MiB and the rate at which it moved bytes; returns the rate in GB/s.
+static double print_rate(const char *label, int mib, double bytes, float ms, const char *rate = "bandwidth") {
+  printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
+  printf("%s, %d MiB, %s: %.0f GB/s\n", label, mib, rate, bytes / (ms * 1e6));
+  return bytes / (ms * 1e6);
+}
+
 // The read ceiling at n elements, in GB/s: the faster of two read-only
 // kernels, with 1 and with 8 loads in flight per thread. Prints both.
 static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_sink) {
@@ -252,10 +259,7 @@ static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_s
       kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), n / 4, d_sink);
       CHECK(cudaGetLastError());
     });
-    const double gbs = n * sizeof(unsigned) / (ms * 1e6);
-    printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
-    printf("%s, %d MiB, bandwidth: %.0f GB/s\n", label, mib, gbs);
-    best = std::max(best, gbs);
+    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), ms));
   };
   one("read only", read_only<1>);
   one("read only, 8 in flight", read_only<8>);
@@ -312,16 +316,14 @@ static std::vector<Variant> steps() {
 }
 const int FINAL = 5;   // "vector loads, 4 in flight": the book's final reduction
 // Times launch (after reset) at n elements, checks its total, and prints its
-// time and bandwidth; returns the time in ms, or -1 when the total is wrong.
+// time and bandwidth; returns the bandwidth in GB/s, or -1 when the total is wrong.
 template <typename Reset, typename Launch>
-static float measure(const char *label, int mib, size_t n, unsigned long long expected,
-                     unsigned long long *d_out, Reset reset, Launch launch) {
-  const float ms = time_ms(reset, launch);
+static double measure(const char *label, int mib, size_t n, unsigned long long expected,
+                      unsigned long long *d_out, Reset reset, Launch launch) {
+  const double rate = print_rate(label, mib, n * sizeof(unsigned), time_ms(reset, launch));
   unsigned long long total = 0;
   CHECK(cudaMemcpy(&total, d_out, sizeof total, cudaMemcpyDeviceToHost));
-  printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
-  printf("%s, %d MiB, bandwidth: %.0f GB/s\n", label, mib, n * sizeof(unsigned) / (ms * 1e6));
-  if (total == expected) return ms;
+  if (total == expected) return rate;
   fprintf(stderr, "%s, %d MiB: GPU sum %llu, CPU sum %llu\n", label, mib, total, expected);
   return -1;
 }
@@ -370,7 +372,6 @@ int main(int argc, char **argv) {
   for (int s = 0; s < 3; s++) {
     const int mib = SIZES_MIB[s];
     const size_t n = ((size_t)mib << 20) / sizeof(unsigned);
-    const double gb = n * sizeof(unsigned) / 1e9;
     const unsigned long long expected = upload_digits(d_x, n);
 
     // The ceiling, and a copy for comparison (it moves each byte twice).
@@ -378,21 +379,20 @@ int main(int argc, char **argv) {
     const float copy_ms = time_ms([] {}, [&] {
       CHECK(cudaMemcpyAsync(d_copy, d_x, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));
     });
-    printf("copy, %d MiB: %.4f ms\n", mib, copy_ms);
-    printf("copy, %d MiB, bandwidth, read and written: %.0f GB/s\n", mib, 2 * gb / (copy_ms * 1e-3));
+    print_rate("copy", mib, 2.0 * n * sizeof(unsigned), copy_ms, "bandwidth, read and written");
 
-    CubSum cub;
-    cub.prepare(d_x, n, d_out);
-    const float cub_ms = measure("CUB", mib, n, expected, d_out, reset, [&] { cub.launch(d_x, n, d_out); });
-    ok = ok && cub_ms > 0;
-    printf("CUB, %d MiB, of the read ceiling: %.2f\n", mib, gb / (cub_ms * 1e-3) / ceiling);
+    CubSum cub_sum;
+    cub_sum.prepare(d_x, n, d_out);
+    const double cub = measure("CUB", mib, n, expected, d_out, reset, [&] { cub_sum.launch(d_x, n, d_out); });
+    ok = ok && cub > 0;
+    printf("CUB, %d MiB, of the read ceiling: %.2f\n", mib, cub / ceiling);
     for (size_t k = 0; k < variants.size(); k++) {
       const Variant &v = variants[k];
-      const float ms = measure(v.label, mib, n, expected, d_out, reset, [&] { v.launch(d_x, n, d_out, v.grid); });
-      ok = ok && ms > 0;
-      printf("%s, %d MiB, of the read ceiling: %.2f\n", v.label, mib, gb / (ms * 1e-3) / ceiling);
-      printf("%s, %d MiB, speedup over CUB: %.2f\n", v.label, mib, cub_ms / ms);
-      if ((int)k == FINAL) over_cub[s] = cub_ms / ms, of_ceiling[s] = gb / (ms * 1e-3) / ceiling;
+      const double rate = measure(v.label, mib, n, expected, d_out, reset, [&] { v.launch(d_x, n, d_out, v.grid); });
+      ok = ok && rate > 0;
+      printf("%s, %d MiB, of the read ceiling: %.2f\n", v.label, mib, rate / ceiling);
+      printf("%s, %d MiB, speedup over CUB: %.2f\n", v.label, mib, rate / cub);   // same bytes, so CUB's time / its own
+      if ((int)k == FINAL) over_cub[s] = rate / cub, of_ceiling[s] = rate / ceiling;
     }
   }
   printf("speedup over CUB at 64 MiB: %.2f\n", over_cub[0]);

@@ -29,6 +29,8 @@ trap 'exit 1' HUP INT TERM
 # "stale NAME WHY", "missing NAME" for the rest of the script.
 awk -F '\t' -v gp="$gp" -v data="$tmp/data" '
 function bad(line, msg) { printf "%s:%d: %s\n", gp, line, msg > "/dev/stderr"; err = 1 }
+# What is not measured, and why: a warning, and the placeholder instead of the plot.
+function lacks(what, why) { printf "%s:%d: warning: not measured: %s (%s)\n", gp, FNR, what, why > "/dev/stderr"; print "missing", name; missing++ }
 FNR == NR {
     if ($1 == "record") { status[$2] = $3; why[$2] = $4; runs[$2] = $5 }
     else if ($1 == "set" && $2 == "gpu") gpu = $3
@@ -46,10 +48,7 @@ FNR == NR {
     caption = head; sub(/^[^"]*"/, "", caption); sub(/".*/, "", caption)
     name = ref; sub(/:.*/, "", name); sel = substr(ref, length(name) + 2); sub(/^[ \t]+/, "", sel)
     if (!(name in status)) { bad(FNR, ref ": no program or session " name " in the values table"); next }
-    if (status[name] == "missing") {
-        printf "%s:%d: warning: not measured: %s (make run ONLY=%s measures it)\n", gp, FNR, name, name > "/dev/stderr"
-        print "missing", name; missing++; next
-    }
+    if (status[name] == "missing") { lacks(name, "make run ONLY=" name " measures it"); next }
     if (status[name] != "fresh") {
         printf "%s:%d: warning: %s is stale: %s\n", gp, FNR, name, why[name] > "/dev/stderr"
         print "stale", name, why[name]
@@ -62,10 +61,7 @@ FNR == NR {
         r = lab[name SUBSEP sel SUBSEP k]
     }
     # A value its record lacks was not measured on this GPU, as the filter says (a warning).
-    if (r == "") {
-        printf "%s:%d: warning: not measured: %s (%s has no such value)\n", gp, FNR, ref, name > "/dev/stderr"
-        print "missing", name; missing++; next
-    }
+    if (r == "") { lacks(ref, name " has no such value"); next }
     n++
     if (!(group in inside)) groups++
     split(row[r], m, " ")
