@@ -213,13 +213,14 @@ struct CubSum {
   }
   ~CubSum() { if (temp) cudaFree(temp); }
 };
-// As many blocks of kernel k, at THREADS threads each, as the GPU holds at once.
+// As many blocks of kernel k, at THREADS threads each (or threads, with
+// shared_bytes of shared memory allocated at launch), as the GPU holds at once.
 template <typename Kernel>
-static int full_grid(Kernel k) {
+static int full_grid(Kernel k, int threads = THREADS, size_t shared_bytes = 0) {
   int device = 0, sms = 0, per_sm = 0;
   CHECK(cudaGetDevice(&device));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, 0));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared_bytes));
   return per_sm * sms;
 }
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU

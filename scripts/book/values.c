@@ -310,9 +310,11 @@ static size_t numbers(const char *s, struct num **out)
 		for (u = 0; u < NUNITS && !x->unit; u++)
 			if (strlen(units[u]) == j - k && strncmp(s + k, units[u], j - k) == 0)
 				x->unit = units[u], x->fend = j;
-		/* A word that is not its unit, or a ':' or '=', continues the field's text: the labels
-		 * "spread over 256 bins: 4.31 ms" and "launch 1: 0.5". */
-		if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '='))
+		/* A word that is not its unit, a word joined by a hyphen, or a ':' or '=', continues the
+		 * field's text: the labels "spread over 256 bins: 4.31 ms", "32-bit, spread: 2.1" and
+		 * "launch 1: 0.5". */
+		if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '=' ||
+				 (s[k] == '-' && k == x->end && isalpha((unsigned char)s[k + 1]))))
 			x->ends = 0;
 		i = x->end - 1;
 	}

@@ -1,0 +1,578 @@
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+// Stop at the first failing CUDA call and say which one it was: an error left
+// unchecked shows up much later as a wrong result, far from its cause.
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    cudaError_t check_status_ = (call);                                    \
+    if (check_status_ != cudaSuccess) {                                    \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+              cudaGetErrorString(check_status_));                          \
+      exit(1);                                                             \
+    }                                                                      \
+  } while (0)
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+#include <cub/cub.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+const int THREADS = 256;         // threads per block, for every kernel of the chapter
+const int WARP = 32;
+const int WARPS = THREADS / WARP;
+// A fixed, well-mixed function of the index: "random" data that is the same
+// in every run (the finalizer of MurmurHash3).
+static unsigned scramble(unsigned k) {
+  k ^= k >> 16;
+  k *= 0x85ebca6bu;
+  k ^= k >> 13;
+  k *= 0xc2b2ae35u;
+  k ^= k >> 16;
+  return k;
+}
+const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
+
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
+// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
+// warm-up. reset() runs before every launch, outside the timed span, so that
+// each launch finds its output in the same state. Both must only enqueue work
+// (no call that waits for the GPU), or the hold is lost.
+template <typename Reset, typename Launch>
+static float time_ms(Reset reset, Launch launch) {
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  reset();
+  launch();                                  // warm-up: loads the module, caches what fits
+  std::vector<float> ms(TIMED_LAUNCHES);
+  for (float &t : ms) {
+    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
+    CHECK(cudaGetLastError());
+    reset();
+    CHECK(cudaEventRecord(begin));
+    launch();
+    CHECK(cudaEventRecord(end));
+    CHECK(cudaEventSynchronize(end));        // wait until the GPU has passed the second event
+    CHECK(cudaEventElapsedTime(&t, begin, end));
+  }
+  CHECK(cudaEventDestroy(begin));
+  CHECK(cudaEventDestroy(end));
+  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
+  return ms[TIMED_LAUNCHES / 2];
+}
+// As many blocks of kernel k, at THREADS threads each (or threads, with
+// shared_bytes of shared memory allocated at launch), as the GPU holds at once.
+template <typename Kernel>
+static int full_grid(Kernel k, int threads = THREADS, size_t shared_bytes = 0) {
+  int device = 0, sms = 0, per_sm = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared_bytes));
+  return per_sm * sms;
+}
+// The ceiling: every 16 bytes of the input read once, by a grid that the GPU
+// holds at once, each thread keeping IN_FLIGHT loads under way, and nothing
+// done with the bytes but an exclusive-or. The store that can never happen
+// (the digits' bits stay below 16) keeps the compiler from dropping the loads.
+template <int IN_FLIGHT>
+__global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink) {
+  unsigned acc = 0;
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  for (; i + (IN_FLIGHT - 1) * stride < n4; i += IN_FLIGHT * stride) {
+    uint4 v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = x[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  for (; i < n4; i += stride) acc ^= x[i].x ^ x[i].y ^ x[i].z ^ x[i].w;
+  if (acc == ~0u) *sink = acc;
+}
+
+// Prints a timing at mib MiB and the rate at which it moved bytes; returns the rate in GB/s.
+static double print_rate(const char *label, int mib, double bytes, float ms, const char *rate = "bandwidth") {
+  printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
+  printf("%s, %d MiB, %s: %.0f GB/s\n", label, mib, rate, bytes / (ms * 1e6));
+  return bytes / (ms * 1e6);
+}
+
+// The read ceiling at n elements, in GB/s: the faster of two read-only
+// kernels, with 1 and with 8 loads in flight per thread. Prints both.
+static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_sink) {
+  double best = 0;
+  auto one = [&](const char *label, auto kernel) {
+    const int grid = full_grid(kernel);
+    const float ms = time_ms([] {}, [&] {
+      kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), n / 4, d_sink);
+      CHECK(cudaGetLastError());
+    });
+    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), ms));
+  };
+  one("read only", read_only<1>);
+  one("read only, 8 in flight", read_only<8>);
+  printf("read ceiling, %d MiB: %.0f GB/s\n", mib, best);
+  return best;
+}
+const int BINS = 256;            // one bin per value of a byte, or per value % 256 of a word
+const int SIZE_MIB = 1024;       // every input is 1 GiB
+enum class Shape { spread, one_bin, skewed };
+const char *const SHAPE_NAMES[] = {"spread", "one bin", "skewed"};
+
+// The skewed input's bins: bin b turns up with a probability proportional to
+// 1 / (b + 1), a Zipf distribution. 16 bits of the scrambled index pick one of
+// 65,536 table entries, of which bin b owns its share.
+static std::vector<unsigned char> zipf_table() {
+  double total = 0, below = 0;
+  for (int b = 0; b < BINS; b++) total += 1.0 / (b + 1);
+  std::vector<unsigned char> table(1 << 16);
+  size_t e = 0;
+  for (int b = 0; b < BINS; b++) {
+    below += 1.0 / (b + 1) / total;
+    const size_t end = b == BINS - 1 ? table.size() : (size_t)std::llround(below * table.size());
+    for (; e < end; e++) table[e] = (unsigned char)b;
+  }
+  return table;
+}
+
+// Sample k of an input of the given shape. A word keeps all 32 bits of its
+// value and is binned by value % 256; a byte is its own bin.
+template <typename T>
+static T sample(size_t k, Shape shape) {
+  static const std::vector<unsigned char> zipf = zipf_table();
+  const unsigned h = scramble((unsigned)k);
+  switch (shape) {
+  case Shape::spread: return (T)h;
+  case Shape::one_bin: return 0;   // as in the lesson: every value 0, all in bin 0
+  default: return (T)((h & ~0xffu) | zipf[h >> 16]);
+  }
+}
+
+// n samples of that shape on the GPU, and their histogram counted on the CPU.
+template <typename T>
+static std::vector<unsigned> upload_samples(T *d_x, size_t n, Shape shape) {
+  std::vector<T> x(n);
+  std::vector<unsigned> bins(BINS, 0);
+  for (size_t k = 0; k < n; k++) {
+    x[k] = sample<T>(k, shape);
+    bins[x[k] % BINS]++;
+  }
+  CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  return bins;
+}
+// Chapter 1's shared-memory histogram, with the sample's type as a parameter
+// and a 64-bit index: one histogram per block, one sample per load, merged
+// into the global histogram with one atomic per bin that is not empty.
+template <typename T>
+__global__ void hist_block(const T *__restrict__ x, size_t n, unsigned *bins) {
+  __shared__ unsigned local[BINS];
+  for (int b = threadIdx.x; b < BINS; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += stride)
+    atomicAdd(&local[x[k] % BINS], 1u);
+  __syncthreads();
+  for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+    if (local[b] != 0) atomicAdd(&bins[b], local[b]);
+}
+// Where the lanes of a warp count, in shared memory:
+//   warp:   one histogram of 32-bit counters per warp (1 KiB);
+//   lane:   one per lane, 32-bit counters, lane l's counter of bin b in word
+//           b * 32 + l of its warp's part, so in bank l (32 KiB per warp);
+//   lane16: one per lane, 16-bit counters, two to a word: bins b and b + 128
+//           share word (b % 128) * 32 + l (16 KiB per warp);
+//   column: one per block, laid out as lane's: lane l of every warp counts in
+//           column l, bank l, with atomics (32 KiB per block).
+enum class Layout { warp, lane, lane16, column };
+
+// The words of shared memory that a block of `warps` warps counts in.
+template <Layout L>
+__host__ __device__ constexpr int shared_words(int warps) {
+  return L == Layout::warp ? warps * BINS : L == Layout::lane ? warps * BINS * WARP
+       : L == Layout::lane16 ? warps * BINS / 2 * WARP : BINS * WARP;
+}
+
+// Where this thread counts: its warp's histogram (warp), its lane's first
+// counter in its warp's part (lane, lane16) or in the block's (column).
+template <Layout L>
+__device__ unsigned *my_counters(unsigned *shared) {
+  const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+  return L == Layout::column ? shared + lane : shared + shared_words<L>(warp) + (L == Layout::warp ? 0 : lane);
+}
+
+// Adds c to bin b. mine points at the warp's histogram (warp) or at the
+// lane's first counter (lane, lane16).
+template <Layout L>
+__device__ void add(unsigned *mine, unsigned b, unsigned c) {
+  if constexpr (L == Layout::warp) atomicAdd(&mine[b], c);
+  else if constexpr (L != Layout::lane16) atomicAdd(&mine[b * WARP], c);
+  else if constexpr (L == Layout::lane16) atomicAdd(&mine[b % (BINS / 2) * WARP], c << (b / (BINS / 2) * 16));
+}
+
+// The block's count of bin b: the sum of that bin's counters over every
+// sub-histogram. Neighbouring threads take neighbouring bins; in the lane
+// layouts they start at different lanes, so that a warp's 32 reads fall in 32
+// different banks.
+template <Layout L>
+__device__ unsigned bin_total(const unsigned *shared, unsigned b, int warps) {
+  unsigned s = 0;
+  for (int w = 0; w < (L == Layout::column ? 1 : warps); w++) {
+    const unsigned *part = L == Layout::column ? shared : shared + shared_words<L>(w);
+    if constexpr (L == Layout::warp) {
+      s += part[b];
+    } else {
+      for (int c = 0; c < WARP; c++) {
+        const int lane = (c + threadIdx.x) % WARP;
+        if constexpr (L != Layout::lane16) s += part[b * WARP + lane];
+        else s += part[b % (BINS / 2) * WARP + lane] >> (b / (BINS / 2) * 16) & 0xffffu;
+      }
+    }
+  }
+  return s;
+}
+
+// Adds the block's sub-histograms into the global histogram, one atomic per
+// bin that is not empty. Every thread of the block calls it.
+template <Layout L>
+__device__ void merge(const unsigned *shared, unsigned *bins) {
+  __syncthreads();
+  for (int b = threadIdx.x; b < BINS; b += blockDim.x) {
+    const unsigned s = bin_total<L>(shared, b, blockDim.x / WARP);
+    if (s != 0) atomicAdd(&bins[b], s);
+  }
+}
+
+// Zeroes the block's sub-histograms. Every thread of the block calls it.
+template <Layout L>
+__device__ void clear(unsigned *shared) {
+  for (int k = threadIdx.x; k < shared_words<L>(blockDim.x / WARP); k += blockDim.x) shared[k] = 0;
+  __syncthreads();
+}
+// One histogram per warp, one sample per load. MATCH: the lanes that hold
+// the same bin find each other with __match_any_sync, and the first of them
+// adds their number with one atomic. The loop runs the same number of times
+// in every lane of a warp, so that the match sees the whole warp.
+template <typename T, bool MATCH>
+__global__ void hist_warp(const T *__restrict__ x, size_t n, unsigned *bins) {
+  __shared__ unsigned shared[WARPS * BINS];
+  clear<Layout::warp>(shared);
+  const int lane = threadIdx.x % WARP;
+  unsigned *mine = my_counters<Layout::warp>(shared);
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x - lane; first < n; first += stride) {
+    const size_t k = first + lane;
+    if constexpr (MATCH) {
+      const unsigned active = __ballot_sync(0xffffffffu, k < n);
+      if (k < n) {
+        const unsigned b = x[k] % BINS;
+        const unsigned peers = __match_any_sync(active, b);
+        if (lane == __ffs(peers) - 1) atomicAdd(&mine[b], (unsigned)__popc(peers));
+      }
+    } else if (k < n) {
+      atomicAdd(&mine[x[k] % BINS], 1u);
+    }
+  }
+  merge<Layout::warp>(shared, bins);
+}
+// The 16 bytes of one load, counted: four words binned by value % 256, or
+// sixteen bytes. EQUAL: a load whose samples all fall in one bin is counted
+// with one update of 4 (words) or 16 (bytes).
+template <typename T, Layout L, bool EQUAL>
+__device__ void count_load(unsigned *mine, uint4 v) {
+  if constexpr (EQUAL) {
+    const bool one_bin = sizeof(T) == 4 ? ((v.x ^ v.y) | (v.x ^ v.z) | (v.x ^ v.w)) % BINS == 0
+                                        : v.x == v.y && v.x == v.z && v.x == v.w && v.x == __byte_perm(v.x, 0, 0);
+    if (one_bin) {
+      add<L>(mine, v.x % BINS, 16 / sizeof(T));
+      return;
+    }
+  }
+  const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    if constexpr (sizeof(T) == 4) {
+      add<L>(mine, w[k] % BINS, 1);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; j++) add<L>(mine, w[k] >> (8 * j) & 0xffu, 1);
+    }
+  }
+}
+
+// 16-byte loads, IN_FLIGHT of them issued per iteration before any is
+// counted, into sub-histograms of layout L, in dynamic shared memory of
+// shared_words<L>(blockDim.x / 32) words. The samples after the last
+// whole 16 bytes are counted one per thread.
+template <typename T, Layout L, int IN_FLIGHT, bool EQUAL>
+__global__ void hist_fast(const T *__restrict__ x, size_t n, unsigned *bins) {
+  extern __shared__ unsigned shared[];
+  clear<L>(shared);
+  unsigned *mine = my_counters<L>(shared);
+  constexpr size_t PER = 16 / sizeof(T);
+  const uint4 *xv = reinterpret_cast<const uint4 *>(x);
+  const size_t nv = n / PER, stride = (size_t)gridDim.x * blockDim.x;
+  const size_t me = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  size_t i = me;
+  for (; i + (IN_FLIGHT - 1) * stride < nv; i += IN_FLIGHT * stride) {
+    uint4 v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = xv[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) count_load<T, L, EQUAL>(mine, v[u]);
+  }
+  for (; i < nv; i += stride) count_load<T, L, EQUAL>(mine, xv[i]);
+  if (me < n - nv * PER) add<L>(mine, x[nv * PER + me] % BINS, 1);
+  merge<L>(shared, bins);
+}
+// Bytes are their own bins: CUB's HistogramEven with 257 levels, 0 to 256.
+// Words are binned by value % 256, which is the first byte of each 4-byte word
+// (the GPU is little-endian): CUB's MultiHistogramEven reads the words as
+// pixels of four one-byte channels and counts the first channel only.
+struct CubHistogram {
+  void *temp = nullptr;
+  size_t bytes = 0;
+  template <typename T>
+  cudaError_t call(const T *x, size_t n, unsigned *bins) {
+    if constexpr (sizeof(T) == 1) {
+      return cub::DeviceHistogram::HistogramEven(temp, bytes, x, bins, BINS + 1, 0, BINS, (long long)n);
+    } else {
+      return cub::DeviceHistogram::MultiHistogramEven<4, 1>(temp, bytes, reinterpret_cast<const unsigned char *>(x),
+                                                              cuda::std::array<unsigned *, 1>{bins}, cuda::std::array<int, 1>{BINS + 1},
+                                                              cuda::std::array<int, 1>{0}, cuda::std::array<int, 1>{BINS}, (long long)n);
+    }
+  }
+  template <typename T>
+  void prepare(const T *x, size_t n, unsigned *bins) {
+    CHECK(call(x, n, bins));
+    CHECK(cudaMalloc(&temp, bytes));
+  }
+  ~CubHistogram() { if (temp) cudaFree(temp); }
+};
+
+// CUB's HistogramEven on words, through an iterator that hands it value % 256:
+// the other way to give CUB this input.
+struct LowByte {
+  __host__ __device__ unsigned operator()(unsigned v) const { return v % BINS; }
+};
+struct CubTransformed {
+  void *temp = nullptr;
+  size_t bytes = 0;
+  cudaError_t call(const unsigned *x, size_t n, unsigned *bins) {
+    return cub::DeviceHistogram::HistogramEven(temp, bytes, thrust::make_transform_iterator(x, LowByte{}), bins,
+                                               BINS + 1, 0u, (unsigned)BINS, (long long)n);
+  }
+  void prepare(const unsigned *x, size_t n, unsigned *bins) {
+    CHECK(call(x, n, bins));
+    CHECK(cudaMalloc(&temp, bytes));
+  }
+  ~CubTransformed() { if (temp) cudaFree(temp); }
+};
+// One way to count samples of type T: its label, its launch (input, length,
+// bins) and its grid.
+template <typename T>
+struct Counter {
+  std::string label;
+  std::function<void(const T *, size_t, unsigned *)> launch;
+  int grid, threads;
+};
+
+// A launch of kernel k with a grid of blocks of threads each, and shared_bytes
+// of shared memory allocated at launch (more than 48 KiB must be asked for).
+template <typename T, typename Kernel>
+static Counter<T> counter(const char *label, Kernel k, int threads, size_t shared_bytes, double grid_scale = 1) {
+  if (shared_bytes > 48 * 1024) CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
+  const int grid = std::max(1, (int)(full_grid(k, threads, shared_bytes) * grid_scale));
+  return {label,
+          [=](const T *x, size_t n, unsigned *bins) {
+            k<<<grid, threads, shared_bytes>>>(x, n, bins);
+            CHECK(cudaGetLastError());
+          },
+          grid, threads};
+}
+
+// hist_fast with layout L, in blocks of `warps` warps.
+template <typename T, Layout L, int IN_FLIGHT, bool EQUAL>
+static Counter<T> fast(const char *label, int warps, double grid_scale = 1) {
+  Counter<T> c = counter<T>(label, hist_fast<T, L, IN_FLIGHT, EQUAL>, warps * WARP,
+                            shared_words<L>(warps) * sizeof(unsigned), grid_scale);
+  if (L == Layout::lane16) {
+    // A 16-bit counter holds one lane's samples of one bin: refuse an input
+    // so large that a lane could count 65,536 of them.
+    const size_t most = (size_t)(65535 - 2 * 16) * c.grid * c.threads;
+    c.launch = [launch = c.launch, most](const T *x, size_t n, unsigned *bins) {
+      if (n > most) {
+        fprintf(stderr, "lane16: %zu samples could overflow a 16-bit counter (at most %zu)\n", n, most);
+        exit(1);
+      }
+      launch(x, n, bins);
+    };
+  }
+  return c;
+}
+
+// How many warps, at most `most`, fit in one block when each needs
+// per_warp bytes of shared memory: the GPU's limit for one block decides.
+static int warps_that_fit(size_t per_warp, int most) {
+  int device = 0, limit = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return std::max(1, std::min(most, (int)(limit / per_warp)));
+}
+
+// The chapter's steps, in order. A lane histogram takes 32 KiB per warp (16
+// KiB with 16-bit counters): as many warps as fit in one block, at most 7.
+const int COLUMN_WARPS = 16;   // the final histogram's warps per block
+template <typename T>
+static std::vector<Counter<T>> steps() {
+  const int lane_warps = warps_that_fit(shared_words<Layout::lane>(1) * sizeof(unsigned), 7);
+  const int lane16_warps = warps_that_fit(shared_words<Layout::lane16>(1) * sizeof(unsigned), 7);
+  return {counter<T>("block histogram", hist_block<T>, THREADS, 0),
+          counter<T>("warp histograms", hist_warp<T, false>, THREADS, 0),
+          counter<T>("warp histograms, __match_any_sync", hist_warp<T, true>, THREADS, 0),
+          fast<T, Layout::warp, 1, false>("warp histograms, vector loads", WARPS),
+          fast<T, Layout::warp, 4, false>("warp histograms, vector loads, 4 in flight", WARPS),
+          fast<T, Layout::warp, 4, true>("warp histograms, equal loads counted once", WARPS),
+          fast<T, Layout::lane, 8, false>("lane histograms", lane_warps),
+          fast<T, Layout::lane16, 8, false>("lane histograms of 16-bit counters", lane16_warps),
+          fast<T, Layout::column, 4, false>("lane columns", COLUMN_WARPS),
+          fast<T, Layout::column, 4, true>("lane columns, equal loads counted once", COLUMN_WARPS),
+          fast<T, Layout::column, 2, true>("final, 2 in flight", COLUMN_WARPS),
+          fast<T, Layout::column, 8, true>("final, 8 in flight", COLUMN_WARPS),
+          fast<T, Layout::column, 4, true>("final, blocks of 8 warps", 8),
+          fast<T, Layout::column, 4, true>("final, blocks of 32 warps", 32),
+          fast<T, Layout::column, 4, true>("final, a quarter of the grid", COLUMN_WARPS, 0.25),
+          fast<T, Layout::column, 4, true>("final, half the grid", COLUMN_WARPS, 0.5),
+          fast<T, Layout::column, 4, true>("final, twice the grid", COLUMN_WARPS, 2)};
+}
+// The per-warp histogram with 16-byte loads, the same counting equal loads
+// once, and the final histogram: the steps that --profile runs.
+const size_t WIDE = 4, WIDE_EQUAL = 5, FINAL = 9;
+static bool profiling = false;   // --profile: launch each histogram once, untimed
+
+// Whether the GPU's bins equal the CPU's count; says which do not.
+static bool bins_right(const std::string &label, const std::vector<unsigned> &expected, const unsigned *d_bins) {
+  std::vector<unsigned> bins(BINS);
+  CHECK(cudaMemcpy(bins.data(), d_bins, BINS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  int wrong = 0;
+  for (int b = 0; b < BINS; b++)
+    if (bins[b] != expected[b] && wrong++ < 3)
+      fprintf(stderr, "%s: bin %d holds %u, the CPU counted %u\n", label.c_str(), b, bins[b], expected[b]);
+  return wrong == 0;
+}
+
+// Times launch (after clearing the bins), checks the last timed launch's bins,
+// and prints the time and bandwidth; returns the bandwidth in GB/s, or -1 when
+// a bin is wrong. When profiling, launches it once, untimed.
+template <typename Launch>
+static double measure_histogram(const std::string &label, size_t bytes, const std::vector<unsigned> &expected,
+                                unsigned *d_bins, Launch launch) {
+  auto reset = [&] { CHECK(cudaMemsetAsync(d_bins, 0, BINS * sizeof(unsigned))); };
+  double rate = 1;
+  if (profiling) reset(), launch();
+  else rate = print_rate(label.c_str(), SIZE_MIB, (double)bytes, time_ms(reset, launch));
+  return bins_right(label, expected, d_bins) ? rate : -1;
+}
+
+// Counts every input of samples of type T (named `type`): for each shape,
+// CUB, then every step, each checked; over_cub gets the final step's speed
+// over CUB's for each shape. Returns whether every count was right. only:
+// the one shape to count, or -1 for all.
+template <typename T>
+static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling, double over_cub[3], int only = -1) {
+  const size_t n = ((size_t)SIZE_MIB << 20) / sizeof(T), bytes = n * sizeof(T);
+  const std::vector<Counter<T>> counters = steps<T>();
+  for (const Counter<T> &c : counters) {
+    printf("%s, %s, blocks in the grid: %d\n", c.label.c_str(), type, c.grid);
+    printf("%s, %s, threads per block: %d\n", c.label.c_str(), type, c.threads);
+  }
+  bool ok = true;
+  for (int s = 0; s < 3; s++) {
+    if (only >= 0 && s != only) continue;
+    const std::string where = std::string(type) + ", " + SHAPE_NAMES[s];
+    const std::vector<unsigned> expected = upload_samples(d_x, n, (Shape)s);
+    // The same input but for its last 7 samples, whose tail is no whole 16 bytes.
+    const size_t short_n = n - 7;
+    std::vector<unsigned> short_expected = expected;
+    for (size_t k = short_n; k < n; k++) short_expected[sample<T>(k, (Shape)s) % BINS]--;
+    CubHistogram cub_hist;
+    cub_hist.prepare(d_x, n, d_bins);
+    const double cub = measure_histogram("CUB, " + where, bytes, expected, d_bins, [&] { CHECK(cub_hist.call(d_x, n, d_bins)); });
+    ok = ok && cub > 0;
+    if (!profiling) printf("CUB, %s, %d MiB, of the read ceiling: %.2f\n", where.c_str(), SIZE_MIB, cub / ceiling);
+    if constexpr (sizeof(T) == 4) {
+      CubTransformed cub_t;
+      cub_t.prepare(d_x, n, d_bins);
+      const double r = measure_histogram("CUB through an iterator, " + where, bytes, expected, d_bins,
+                                         [&] { CHECK(cub_t.call(d_x, n, d_bins)); });
+      ok = ok && r > 0;
+    }
+    for (size_t k = 0; k < counters.size(); k++) {
+      if (profiling && k != 0 && k != WIDE && k != WIDE_EQUAL && k != FINAL) continue;   // the profiler's four
+      const Counter<T> &c = counters[k];
+      const std::string label = c.label + ", " + where;
+      const double rate = measure_histogram(label, bytes, expected, d_bins, [&] { c.launch(d_x, n, d_bins); });
+      ok = ok && rate > 0;
+      if (profiling) continue;
+      CHECK(cudaMemset(d_bins, 0, BINS * sizeof(unsigned)));   // once more, untimed, 7 samples short
+      c.launch(d_x, short_n, d_bins);
+      ok = bins_right(label + ", 7 samples fewer", short_expected, d_bins) && ok;
+      printf("%s, %d MiB, of the read ceiling: %.2f\n", label.c_str(), SIZE_MIB, rate / ceiling);
+      printf("%s, %d MiB, speedup over CUB: %.2f\n", label.c_str(), SIZE_MIB, rate / cub);
+      if (k == FINAL) over_cub[s] = rate / cub;
+    }
+  }
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  // --profile bytes|32-bit SHAPE: the profiled histograms of that input once each, for Nsight Compute.
+  int shape = -1;
+  for (int s = 0; s < 3; s++)
+    if (argc == 4 && !strcmp(argv[3], SHAPE_NAMES[s])) shape = s;
+  const bool is_bytes = argc == 4 && !strcmp(argv[2], "bytes");
+  if (argc > 1 && (strcmp(argv[1], "--profile") || shape < 0 || !(is_bytes || !strcmp(argv[2], "32-bit")))) {
+    fprintf(stderr, "usage: %s [--profile bytes|32-bit 'spread'|'one bin'|'skewed']\n", argv[0]);
+    return 2;
+  }
+  const size_t bytes = (size_t)SIZE_MIB << 20;
+  void *d_x;
+  unsigned *d_bins, *d_sink;
+  CHECK(cudaMalloc(&d_x, bytes));
+  CHECK(cudaMalloc(&d_bins, BINS * sizeof(unsigned)));
+  CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
+  CHECK(cudaMemset(d_x, 0, bytes));
+  if (argc > 1) {
+    profiling = true;
+    double unused[3];
+    const bool ok = is_bytes ? count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, 1, unused, shape)
+                             : count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, 1, unused, shape);
+    puts(ok ? "PASS" : "FAIL");
+    return ok ? 0 : 1;
+  }
+  const double ceiling = read_ceiling(static_cast<const unsigned *>(d_x), bytes / 4, SIZE_MIB, d_sink);
+  double words[3] = {}, bytes_over[3] = {};
+  bool ok = count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, ceiling, words);
+  ok = count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, ceiling, bytes_over) && ok;
+  for (int s = 0; s < 3; s++) printf("speedup over CUB at 1 GiB, 32-bit, %s: %.2f\n", SHAPE_NAMES[s], words[s]);
+  for (int s = 0; s < 3; s++) printf("speedup over CUB at 1 GiB, bytes, %s: %.2f\n", SHAPE_NAMES[s], bytes_over[s]);
+  CHECK(cudaFree(d_x));
+  CHECK(cudaFree(d_bins));
+  CHECK(cudaFree(d_sink));
+  puts(ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
