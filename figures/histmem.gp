@@ -43,7 +43,7 @@ COLOR(g) = g == 1 ? 0x0b5cad : g == 2 ? 0xc0392b : 0x1e8449
 set xrange [0 : CEIL_max * 1.12]
 set yrange [8.6 : 0.4]
 set xtics nomirror font F
-set xlabel sprintf("bandwidth of the histogram of 1 GiB of bytes on the %s (%s)", GPU, UNIT) font F offset 0, 0.3
+set xlabel sprintf("bandwidth, 1 GiB of bytes, on the %s (%s)", GPU, UNIT) font F offset 0, 0.3
 set ytics scale 0 nomirror font F textcolor rgb "#1d1d1f"
 set grid xtics lc rgb "#d9dce1" lw 1 dt 1
 set border 1 lc rgb "#5f6368"
