@@ -236,8 +236,9 @@ build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).htm
 	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/index.yaml -M source=$$< \
 	  $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
 
-# Figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX.
-$(FIGURES:%=build/html/%$(2).svg): build/html/%$(2).svg: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh | build/html
+# Figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX. GPU= decides
+# which set's figures and PDF carry no suffix, so they are remade when it changes.
+$(FIGURES:%=build/html/%$(2).svg): build/html/%$(2).svg: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh build/setting-GPU | build/html
 	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
 build/pdf/$(1)/%.pdf: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh | build/pdf/$(1)
 	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
@@ -258,7 +259,7 @@ build/pdf/$(1)/book.pdf: build/pdf/$(1)/book.tex
 	  tail -n 30 book.out >&2; echo "build/pdf/$(1)/book.log: xelatex failed" >&2; exit 1; }
 	touch $$@
 
-build/html/book$(2).pdf: build/pdf/$(1)/book.pdf | build/html
+build/html/book$(2).pdf: build/pdf/$(1)/book.pdf build/setting-GPU | build/html
 	cp $$< $$@
 endef
 $(foreach s,$(SETS),$(eval $(call set-rules,$(s),$(call sfx,$(s)))))

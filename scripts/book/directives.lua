@@ -273,10 +273,16 @@ local function eval_sides(d, loc, what)
   return a, b, ls, rs
 end
 
+-- Whether a comparison holds, and it with its values as text; nothing when a record is missing.
+local function compare(d, loc, what)
+  local a, b, ls, rs = eval_sides(d, loc, what)
+  if a and b then return CMP[d.op](a, b), ls .. ' ' .. d.op .. ' ' .. rs end
+end
+
 -- Why a claim fails; nothing when it holds or a record is missing (whose own warning stands).
 local function check_claim(d, loc)
-  local a, b, ls, rs = eval_sides(d, loc, 'the claim')
-  return a and b and not CMP[d.op](a, b) and ls .. ' ' .. d.op .. ' ' .. rs or nil
+  local ok, why = compare(d, loc, 'the claim')
+  return ok == false and why or nil
 end
 
 -- ---- Rendering ------------------------------------------------------------------------------
@@ -290,10 +296,10 @@ end
 
 local function span(ils, class, attrs) return pandoc.Span(ils, pandoc.Attr('', { class }, attrs)) end
 
--- The mark of what is not fresh: \bookstale of book/preamble.tex in the PDF.
-local function mark(ils)
+-- The mark of what is not fresh (or, given cmd, contradicted): \bookstale of book/preamble.tex in the PDF.
+local function mark(ils, cmd)
   if not is_latex then return ils end
-  return List({ pandoc.RawInline('latex', '\\bookstale{') }) .. ils .. List({ pandoc.RawInline('latex', '}') })
+  return List({ pandoc.RawInline('latex', '\\' .. (cmd or 'bookstale') .. '{') }) .. ils .. List({ pandoc.RawInline('latex', '}') })
 end
 
 local function stale_why(r) return 'stale: ' .. r.why .. '; ' .. remeasure(r) .. ' again' end
@@ -494,8 +500,7 @@ local function contradict(out, why)
   for i = s + 1, #out do sentence:insert(out[i]); out[i] = nil end
   local note = mark(text_inlines('[not true on this GPU: the claim ' .. why .. ' fails]'))
   if #sentence > 0 then
-    local wrap = is_latex and { pandoc.RawInline('latex', '\\bookcontradicted{'), pandoc.RawInline('latex', '}') } or {}
-    out:insert(span(List({ wrap[1] }) .. sentence .. List({ wrap[2] }), 'contradicted', { { 'title', why } }))
+    out:insert(span(mark(sentence, 'bookcontradicted'), 'contradicted', { { 'title', why } }))
     out:insert(pandoc.Space())
   end
   out:insert(span(note, 'contradicted-note'))
@@ -587,11 +592,10 @@ end
 local function holds(cond, loc)
   local all, why = true, List()
   for part in (cond .. ' and '):gmatch('(.-) and ') do
-    local d = parse_directive('claim ' .. part)
-    local a, b, ls, rs = eval_sides(d, loc, 'the condition')
-    if not (a and b) then return nil end
-    all = all and CMP[d.op](a, b)
-    why:insert(ls .. ' ' .. d.op .. ' ' .. rs)
+    local ok, text = compare(parse_directive('claim ' .. part), loc, 'the condition')
+    if ok == nil then return nil end
+    all = all and ok
+    why:insert(text)
   end
   return all, table.concat(why, ' and ')
 end
@@ -725,9 +729,6 @@ local function trim(el)
   if #c == 0 and el.t ~= 'Header' then return {} end
   if #c ~= n then el.content = c; return el end
 end
-
--- The PDF is all chapters in one: a link to a chapter's page (SLUG.html#ID, from nw2md) points inside.
-local function relink(l) l.target = l.target:gsub('^%d%d%-[%w_%-]+%.html(#.+)$', '%1'); return l end
 
 -- ---- Sets (design.md, "Sets"): several GPUs' pages side by side in one site ------------------
 -- A page of the default set (-M default-set) is SLUG.html; another set's is SLUG.SET.html, and so

@@ -12,7 +12,7 @@
 static const char *const keys[] = { "name", "kind", "source", "sha256", "compile", "command", "gpu",
 	"compute_capability", "sm_count", "sm_clock_mhz", "driver", "cuda_runtime", "nvcc", "date", "l2_cache", "memory",
 	"memory_clock_mhz", "memory_bus_bits", "peak_bandwidth" };
-enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE = 13, K_LATER, NKEYS = K_LATER + 5 };
+enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE = 13, K_LATER, NKEYS = sizeof keys / sizeof keys[0] };
 static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s", "TB/s", "%" };
 #define NUNITS (sizeof units / sizeof units[0])
 #define RUN_SHAPE "'run N exit N wall_s S'"
