@@ -155,7 +155,12 @@ build/setting-$(1): FORCE
 endif
 endef
 $(foreach v,GPU SETS NVCCFLAGS CHAPTERS SOURCE_DATE_EPOCH,$(eval $(call remember,$(v))))
+# An empty SOURCE_DATE_EPOCH is no date: fontconfig, building its cache, says so, and gnuplot with it.
+ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
+else
+unexport SOURCE_DATE_EPOCH
+endif
 build/setting-%:
 	mkdir -p build
 	printf '%s\n' $(call quote,$($*)) > $@
@@ -244,11 +249,12 @@ build/pdf/$(1)/%.pdf: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh 
 	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
 
 # The PDF: pandoc writes one LaTeX file of every chapter, latexmk runs xelatex until it settles.
+# (-M sets only lets messages name their set: the LaTeX does not depend on it.)
 # The title page names the set and the day of its latest measurement, or SOURCE_DATE_EPOCH's day.
 build/pdf/$(1)/book.tex: $(MD) build/values/$(1).tsv book/latex.yaml book/preamble.tex book/cuda.xml book/book.yaml \
                     scripts/book/directives.lua build/setting-CHAPTERS build/setting-SOURCE_DATE_EPOCH \
                     $(FIGURES:%=build/pdf/$(1)/%.pdf) | build/pdf/$(1)
-	$(PANDOC) --defaults=book/latex.yaml -M values=build/values/$(1).tsv \
+	$(PANDOC) --defaults=book/latex.yaml -M values=build/values/$(1).tsv -M sets=$(call quote,$(SETS)) \
 	  $(if $(SOURCE_DATE_EPOCH),-M date="$$$$(date -u -d "@$$$$SOURCE_DATE_EPOCH" +%Y-%m-%d)") -o $$@.tmp $(MD) $$(INTO_PLACE)
 
 # The PDF's own dates are the same: the same records give the same PDF. (latexmk leaves a PDF

@@ -9,6 +9,7 @@ local is_html, is_latex = FORMAT:match('html') ~= nil, FORMAT:match('latex') ~= 
 
 -- ---- Messages -------------------------------------------------------------------------------
 local check, nerrors = false, 0 -- check mode (-M check=true) makes every warning an error
+local of_set = ''               -- 'set NAME: ' where several sets are woven, so a message says whose
 local quiet = 0                 -- inside an alternative not taken: its warnings are not this set's
 local source                    -- the chapter: -M source, the latest .source marker, or the input
 local lines_of, seen = {}, {}   -- file -> its lines (canonical); directive -> how many so far
@@ -44,7 +45,7 @@ local function message(loc, severity, msg)
   if severity == 'warning' and quiet > 0 then return end
   if severity == 'warning' and check then severity = 'error' end
   if severity == 'error' then nerrors = nerrors + 1 end
-  io.stderr:write(loc.at .. ': ' .. severity .. ': ' .. (loc.key and loc.key .. ': ' or '') .. msg .. '\n')
+  io.stderr:write(loc.at .. ': ' .. severity .. ': ' .. of_set .. (loc.key and loc.key .. ': ' or '') .. msg .. '\n')
 end
 
 -- An error in one directive: raised here, reported at the directive by directive().
@@ -185,12 +186,17 @@ local function resolve(ref, loc)
   local r = record(ref.name, loc)
   if r.status == 'missing' then return nil, r end
   local stale = r.status ~= 'fresh' and ' (the record is stale: ' .. r.why .. ')' or ''
-  local rows, labels = {}, {}
-  for _, v in ipairs(r.values) do
-    if v.pos == ref.pos then return v, r end
-    if ref.label and canon(v.label) == canon(ref.label) then rows[#rows + 1] = v end
-    if not labels[v.label] then labels[v.label] = true; labels[#labels + 1] = "'" .. v.label .. "'" end
+  if not r.by_pos then   -- the record's values by position and by label, built once
+    r.by_pos, r.by_label, r.labels = {}, {}, {}
+    for _, v in ipairs(r.values) do
+      local key = canon(v.label)
+      r.by_pos[v.pos], r.by_label[key] = v, r.by_label[key] or {}
+      table.insert(r.by_label[key], v)
+      if #r.by_label[key] == 1 then r.labels[#r.labels + 1] = "'" .. v.label .. "'" end
+    end
   end
+  if r.by_pos[ref.pos or ''] then return r.by_pos[ref.pos], r end
+  local rows, labels = ref.label and r.by_label[canon(ref.label)] or {}, r.labels
   -- A value the record lacks was not measured on this GPU (a set may hold fewer variants); a
   -- typo is caught where the author's own set is checked, where every warning is an error.
   local function lacks(why)
@@ -757,6 +763,7 @@ local function set_meta(meta, str)
     sets:insert({ name = s, href = page .. sfx(s) .. '.html', current = s == set or nil })
   end
   meta['book-sets'] = #sets > 1 and sets or nil
+  of_set = #sets > 1 and 'set ' .. set .. ': ' or ''
   -- The book's date (the PDF's title page) is the day of the latest measurement, unless given.
   local day = meta.date and str(meta.date) or (T.set.date or ''):match('^[^T]+') or ''
   meta.date = is_latex and ('Measured on the %s (set %s), %s'):format(gpu, set, day) or day

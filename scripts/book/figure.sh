@@ -4,9 +4,10 @@
 #   scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf
 #
 # The figure's declarations and variables are in notes/design.md ("Figures"); an .svg is for the
-# site, a .pdf for the PDF. A missing record or value draws a placeholder that says what to measure, a stale
-# one is drawn with STALE set; both warn. Errors (exit 1, OUT left as it was) name the figure's
-# line: a malformed declaration, a value the table lacks, mixed units, a gnuplot error or warning.
+# site, a .pdf for the PDF. A missing record or value draws a placeholder that says what to measure,
+# a stale one is drawn with STALE set; both warn, naming the set (VALUES.tsv's name). Errors (exit 1,
+# OUT left as it was) name the figure's line: a malformed declaration, a value the table lacks, mixed
+# units, a gnuplot error or warning.
 set -u
 die() { echo "$*" >&2; exit 1; }
 [ $# -eq 3 ] || die "usage: scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf"
@@ -27,10 +28,11 @@ trap 'exit 1' HUP INT TERM
 
 # Each declaration looked up in the table: writes the data file, and lines "unit U", "runs N",
 # "stale NAME WHY", "missing NAME" for the rest of the script.
-awk -F '\t' -v gp="$gp" -v data="$tmp/data" '
+set=$(basename "$values" .tsv)
+awk -F '\t' -v gp="$gp" -v set="$set" -v data="$tmp/data" '
 function bad(line, msg) { printf "%s:%d: %s\n", gp, line, msg > "/dev/stderr"; err = 1 }
 # What is not measured, and why: a warning, and the placeholder instead of the plot.
-function lacks(what, why) { printf "%s:%d: warning: not measured: %s (%s)\n", gp, FNR, what, why > "/dev/stderr"; print "missing", name; missing++ }
+function lacks(what, why) { printf "%s:%d: warning: set %s: not measured: %s (%s)\n", gp, FNR, set, what, why > "/dev/stderr"; print "missing", name; missing++ }
 FNR == NR {
     if ($1 == "record") { status[$2] = $3; why[$2] = $4; runs[$2] = $5 }
     else if ($1 == "set" && $2 == "gpu") gpu = $3
@@ -50,7 +52,7 @@ FNR == NR {
     if (!(name in status)) { bad(FNR, ref ": no program or session " name " in the values table"); next }
     if (status[name] == "missing") { lacks(name, "make run ONLY=" name " measures it"); next }
     if (status[name] != "fresh") {
-        printf "%s:%d: warning: %s is stale: %s\n", gp, FNR, name, why[name] > "/dev/stderr"
+        printf "%s:%d: warning: set %s: %s is stale: %s\n", gp, FNR, set, name, why[name] > "/dev/stderr"
         print "stale", name, why[name]
     }
     if (sel ~ /^[0-9]+\.[0-9]+$/) r = pos[name SUBSEP sel]

@@ -8,11 +8,13 @@
 # that does not load in CHECK_TIMEOUT seconds (default 60), on what browsercheck.js finds in it at
 # 390 and 1280 px, and on links and anchors across pages (against the ids each page reports). With
 # SHOTS, it saves the whole page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png (390 px);
-# a page taller than 16,000 px in parts, NAME-desktop-1.png, -2.png and so on, from the top.
+# a page taller than CHECK_PART px (default 16,000, Chromium's limit) in parts, NAME-desktop-1.png,
+# -2.png and so on, from the top.
 # Exit 0: all pass; 1: a problem; 2: bad usage or no Chromium. DIR is left untouched.
 #
 # A harness page loads each page in two iframes, as headless Chromium will not make its window
-# narrower than 500 px but an iframe is exactly as wide as asked; --dump-dom prints the findings.
+# narrower than 500 px but an iframe is exactly as wide as asked; one Chromium checks every page in
+# turn and logs its findings to its console.
 # Nothing needs the network.
 set -u
 [ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: scripts/check/browsercheck.sh DIR [SHOTS]" >&2; exit 2; }
@@ -20,7 +22,7 @@ dir=${1%/}
 shots=${2:-}
 CHROMIUM=${CHROMIUM:-chromium}
 CHECK_TIMEOUT=${CHECK_TIMEOUT:-60}
-PHONE=390 DESKTOP=1280 PART=16000  # px
+PHONE=390 DESKTOP=1280 PART=${CHECK_PART:-16000}  # px; Chromium shoots at most 16,000 px at once
 js=$(dirname "$0")/browsercheck.js
 
 [ -d "$dir" ] || { echo "browsercheck: $dir: no such folder" >&2; exit 2; }
@@ -38,12 +40,13 @@ cp -R "$dir/." "$site/" || exit 2
 cp "$js" "$site/__browsercheck.js" || exit 2
 [ -z "$shots" ] || mkdir -p "$shots" || exit 2
 
-# chromium ARGS...: one headless run, with no network, a fresh profile and its own TMPDIR (a run
-# killed by the timeout leaves its temporary files there, removed with the rest).
+# chromium SECONDS ARGS...: one headless run of at most SECONDS, with no network, a fresh profile and
+# its own TMPDIR (a run killed by the timeout leaves its temporary files there, removed with the rest).
 chromium() {
     rm -rf "$scratch/profile"
     mkdir -p "$scratch/profile" "$scratch/tmp"
-    TMPDIR=$scratch/tmp timeout -k 5 "$CHECK_TIMEOUT" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+    limit=$1 && shift
+    TMPDIR=$scratch/tmp exec timeout -k 5 "$limit" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
         --no-first-run --disable-background-networking --disable-component-update --disable-sync \
         --disable-extensions --mute-audio --hide-scrollbars --user-data-dir="$scratch/profile" \
         "$@" </dev/null
@@ -52,6 +55,7 @@ chromium() {
 problems=$scratch/problems
 say() { printf '%s: %s\n' "$1" "$2" >>"$problems"; }
 
+todo=""
 for p in $pages; do
     case $p in
     *[!A-Za-z0-9._-]*) say "$p" "a page name with characters other than letters, digits and ._- (links to it need escaping)"; continue ;;
@@ -63,45 +67,83 @@ for p in $pages; do
          }
          { print } END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" ||
         { say "$p" "no <head> element: the page is not a complete HTML document"; continue; }
-    cat >"$site/__check__$p" <<EOF
+    todo="$todo $p"
+done
+
+# One Chromium checks the pages in turn: the harness loads each in two iframes, waits for both
+# reports (or 20 s), and logs "browsercheck-page PAGE" before it and each report line after it to
+# the console, which Chromium writes to stderr; so what Chromium itself refused is told by the page
+# it refused for. A page that never finishes stops Chromium: it is reported, and a new Chromium
+# checks the pages after it.
+while [ -n "$todo" ]; do
+    # shellcheck disable=SC2086 # page names have no blanks
+    list=$(printf '"%s",' $todo)
+    cat >"$site/__check__.html" <<EOF
 <!DOCTYPE html>
 <html><head><meta charset="utf-8"><style>html, body { margin: 0; } iframe { border: 0; display: block; }</style></head>
-<body><pre id="report"></pre><iframe width="$PHONE" height="900" src="$p"></iframe><iframe width="$DESKTOP" height="900" src="$p"></iframe>
-<script>
-var widths = [$PHONE, $DESKTOP], frames = Array.from(document.querySelectorAll("iframe")), got = [], left = widths.length;
-function finish() {
-  var out = ["BEGIN-BROWSERCHECK"];
-  widths.forEach(function (w, i) {
-    if (got[i]) got[i].forEach(function (l) { out.push(w + " " + l); });
-    else out.push(w + " problem the page did not finish loading, or a script stopped it before its check ran");
+<body><script>
+var pages = [${list%,}], widths = [$PHONE, $DESKTOP], i = -1, frames = [], got = [], timer = null;
+function next() {
+  clearTimeout(timer);
+  if (i >= 0) {
+    widths.forEach(function (w, k) {
+      (got[k] || ["problem the page did not finish loading, or a script stopped it before its check ran"])
+        .forEach(function (l) { console.log("browsercheck-line " + w + " " + l); });
+    });
+    frames.forEach(function (f) { f.remove(); });
+  }
+  if (++i >= pages.length) { console.log("browsercheck-done"); return; }
+  console.log("browsercheck-page " + pages[i]);
+  got = [];
+  frames = widths.map(function (w) {
+    var f = document.createElement("iframe");
+    f.width = w; f.height = 900; f.src = pages[i];
+    return document.body.appendChild(f);
   });
-  document.getElementById("report").textContent = "\n" + out.concat("END-BROWSERCHECK").join("\n") + "\n";
+  timer = setTimeout(next, 20000);
 }
 window.addEventListener("message", function (e) {
-  var i = frames.findIndex(function (f) { return f.contentWindow === e.source; });
-  if (i < 0 || !e.data || !e.data.browsercheck || got[i]) return;
-  got[i] = e.data.lines;
-  if (--left === 0) finish();
+  var k = frames.findIndex(function (f) { return f.contentWindow === e.source; });
+  if (k < 0 || !e.data || !e.data.browsercheck || got[k]) return;
+  got[k] = e.data.lines;
+  if (got.filter(Boolean).length === widths.length) setTimeout(next, 0);
 });
-setTimeout(finish, 20000);
+next();
 </script></body></html>
 EOF
-    chromium --window-size=1280,900 --virtual-time-budget=30000 --enable-logging=stderr --v=0 \
-        --dump-dom "file://$site/__check__$p" >"$scratch/dom" 2>"$scratch/err"
-    rc=$?
+    # In the background, watched: each page has CHECK_TIMEOUT seconds from the one before it.
+    n=$(echo $todo | wc -w)
+    (chromium $((CHECK_TIMEOUT * (n + 1))) --window-size=1280,900 --virtual-time-budget=$((30000 + 21000 * n)) \
+        --enable-logging=stderr --v=0 --dump-dom "file://$site/__check__.html" >/dev/null 2>"$scratch/err") &
+    pid=$! marks=0 since=$(date +%s) rc=
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 0.2
+        m=$(grep -c 'browsercheck-page ' "$scratch/err")
+        [ "$m" = "$marks" ] || { marks=$m since=$(date +%s); }
+        [ $(($(date +%s) - since)) -lt "$CHECK_TIMEOUT" ] || { kill -TERM "$pid" 2>/dev/null; rc=124; }
+    done
+    wait "$pid"
+    rc=${rc:-$?}
+    # The console's messages, in order: "PAGE" for a page's start, "PAGE WIDTH LINE" for its report.
+    sed -n 's/.*:CONSOLE[^]]*\] "\(.*\)", source: .*/\1/p' "$scratch/err" | awk -v found="$scratch/found" '
+        /^browsercheck-page / { p = $2; next }
+        /^browsercheck-line / && p != "" { sub(/^browsercheck-line /, ""); print > (found "/" p); next }
+        /^browsercheck-done$/ { p = ""; next }
+        p != "" && /^(Refused to|Not allowed to load|Failed to load resource)/ { print p ": console error: " $0 }' | sort -u >>"$problems"
+    last=$(sed -n 's/.*:CONSOLE[^]]*\] "browsercheck-page \([^"]*\)".*/\1/p' "$scratch/err" | tail -n 1)
+    grep -q '"browsercheck-done"' "$scratch/err" && rc=0 && last=
     case $rc in
     0) ;;
-    124 | 137) say "$p" "did not load: Chromium did not finish in $CHECK_TIMEOUT s (a script that never ends?)"; continue ;;
-    *) say "$p" "did not load: Chromium failed (exit $rc): $(grep -v '^/usr/bin/chromium:' "$scratch/err" | grep -iv 'dbus\|vaapi\|sandbox' | tail -n 3 | tr '\n' ' ')"; continue ;;
+    124 | 137) say "$last" "did not load: Chromium did not finish in $CHECK_TIMEOUT s (a script that never ends?)" ;;
+    *) say "${last:-$(echo $todo | cut -d' ' -f1)}" "did not load: Chromium failed (exit $rc): $(grep -v '^/usr/bin/chromium:' "$scratch/err" | grep -v ':CONSOLE' | grep -iv 'dbus\|vaapi\|sandbox' | tail -n 3 | tr '\n' ' ')" ;;
     esac
-    # The report, with the entities --dump-dom writes in text decoded.
-    awk '/^END-BROWSERCHECK/ { on = 0 } on { print } /^BEGIN-BROWSERCHECK/ { on = 1 }' "$scratch/dom" |
-        sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&nbsp;/ /g; s/&amp;/\&/g' >"$scratch/found/$p"
-    [ -s "$scratch/found/$p" ] || { say "$p" "did not load: no report from the check (Chromium printed no page)"; continue; }
-    # What Chromium itself refused (a script cannot see these, its console on stderr does), then
-    # what the script found. (Page names are letters, digits and ._- only, so safe in sed.)
-    { sed -n 's/.*:CONSOLE[^]]*\] "\(\(Refused to\|Not allowed to load\|Failed to load resource\)[^"]*\)".*/console error: \1/p' "$scratch/err" | sort -u
-      sed -n 's/^[0-9]* problem //p' "$scratch/found/$p" | awk '!seen[$0]++'; } | sed "s|^|$p: |" >>"$problems"
+    # What is left: the pages after the one that stopped Chromium.
+    todo=$(echo $todo | tr ' ' '\n' | awk -v last="${last:-}" 'last == "" { exit } seen { print } $0 == last { seen = 1 }' | tr '\n' ' ')
+    [ "$rc" = 0 ] || [ -n "$last" ] || todo=""
+done
+for p in $pages; do
+    [ -f "$scratch/found/$p" ] || continue
+    sed -n 's/^[0-9]* problem //p' "$scratch/found/$p" | awk '!seen[$0]++' | sed "s|^|$p: |" >>"$problems"
     sed -n "s/^$DESKTOP id //p" "$scratch/found/$p" >"$scratch/found/$p.ids"
 done
 
@@ -134,8 +176,8 @@ for p in $pages; do
 <html><head><meta charset="utf-8"><style>html, body { margin: 0; overflow: hidden; } iframe { border: 0; display: block; }</style></head>
 <body><iframe src="$p" width="$w" height="$h" style="margin-top: -$(((i - 1) * part))px"></iframe></body></html>
 EOF
-            chromium --window-size="$w,$((i < n ? part : h - (n - 1) * part))" --virtual-time-budget=5000 \
-                --screenshot="$scratch/shot.png" "file://$site/__shot__$p" >"$scratch/out" 2>"$scratch/err"
+            (chromium "$CHECK_TIMEOUT" --window-size="$w,$((i < n ? part : h - (n - 1) * part))" --virtual-time-budget=5000 \
+                --screenshot="$scratch/shot.png" "file://$site/__shot__$p" >"$scratch/out" 2>"$scratch/err")
             if [ -s "$scratch/shot.png" ]; then mv "$scratch/shot.png" "$png"; else say "$p" "Chromium made no $kind screenshot"; fi
         done
     done

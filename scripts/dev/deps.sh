@@ -1,9 +1,12 @@
 #!/bin/sh
 # deps.sh -- installs the Debian 12 packages that build, weave and test the book (run as root).
 # Quick and harmless when everything is installed: apt is asked only for what is missing.
+# `deps.sh --list` prints the packages, one a line (tests/deps.test checks every command against it).
+# The CUDA toolkit is not a Debian package: install CUDA 13.0 from NVIDIA (README).
 set -eu
-packages="make gcc libc6-dev noweb pandoc latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra
-texlive-fonts-recommended lmodern fonts-dejavu-core gnuplot-nox chromium poppler-utils"
+packages="make gcc g++ binutils libc6-dev gawk noweb pandoc latexmk texlive-xetex texlive-binaries texlive-latex-recommended
+texlive-latex-extra texlive-fonts-recommended lmodern fonts-dejavu-core gnuplot-nox chromium poppler-utils"
+[ "${1:-}" != --list ] || { printf '%s\n' $packages; exit 0; }
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
