@@ -1,11 +1,11 @@
 # lib.sh -- shared helpers for the tests: a scratch folder, a copy of the project, assertions.
-# Each test sources this from the repository root: . tests/lib.sh
+# Each test sources this from the repository root: . tests/lib.sh (and gets a fresh scratch folder);
+# so does tests/run, for its helpers.
 set -u
 ROOT=$(pwd)
 NAME=$(basename "$0" .test)
 SCRATCH=$ROOT/build/tests/$NAME
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
+case $0 in *.test) rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" ;; esac
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
@@ -48,22 +48,3 @@ fake_nvcc() {
 
 # A checksum of every file under a folder, to see that nothing changed.
 treesum() { (cd "$1" && find . -printf "%p %s %T@\n" | LC_ALL=C sort && find . -type f | LC_ALL=C sort | xargs -r sha256sum); }
-
-# The fixture book: the sample chapter and a chapter with output blocks, figures, long lines and
-# links across chapters (tests/fixtures/figures/, whose records serve chapter 1's figures), woven by
-# the book's Makefile into $FIXTURE_BOOK once per tests/run for the tests that read it (browser,
-# pdf): the first to ask weaves it, the others wait for it (flock).
-FIXTURE_BOOK=$ROOT/build/tests/.fixture-book
-fixture_book() {
-    tools
-    (
-        flock 9
-        [ -n "${TESTS_RUN:-}" ] && [ "$(cat "$FIXTURE_BOOK/.woven" 2>/dev/null)" = "$TESTS_RUN" ] && exit 0
-        rm -rf "$FIXTURE_BOOK"
-        AT=$FIXTURE_BOOK mkproject "$ROOT/tests/fixtures/sample/00-sample.nw" "$ROOT/tests/fixtures/figures/01-figures.nw"
-        cp "$ROOT"/tests/fixtures/figures/h200/*.rec "$P/measurements/$DEFAULT_SET/"
-        mkdir -p "$P/figures" && cp "$ROOT/figures/reductions.gp" "$ROOT/figures/histogram.gp" "$P/figures/"
-        (cd "$P" && make -s all) >"$P/make.out" 2>&1 || exit 1
-        echo "${TESTS_RUN:-}" >"$P/.woven"
-    ) 9>"$FIXTURE_BOOK.lock" || { cat "$FIXTURE_BOOK/make.out"; fail "make failed on the fixture book"; }
-}
