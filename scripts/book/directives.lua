@@ -74,7 +74,7 @@ local function tbl()
       T.set[row[2]] = row[3]
     elseif kind == 'record' then
       T.rec[row[2]] = { name = row[2], status = row[3], why = row[4], runs = row[5], kind = row[6],
-                        prov = {}, values = {}, lines = {} }
+                        wall = row[7], prov = {}, values = {}, lines = {} }
       table.insert(T.names, row[2])
     elseif kind == 'prov' then
       r.prov[row[3]] = row[4]
@@ -82,7 +82,7 @@ local function tbl()
       table.insert(r.lines, { kind = row[3], text = row[4] })
     elseif kind == 'value' then
       table.insert(r.values, { pos = row[3], label = row[4], occ = tonumber(row[5]), med = row[7],
-                               min = row[8], max = row[9], unit = row[11] })
+                               min = row[8], max = row[9], unit = row[11], spread = row[12] or 'runs' })
     end
   end
   f:close()
@@ -100,7 +100,7 @@ local function record(name, loc)
 end
 
 -- ---- Expressions: all parsing and evaluation of a directive's text ---------------------------
---   directive := claim SIDE CMP SIDE | output NAME | runs NAME | records | PROV | SIDE
+--   directive := claim SIDE CMP SIDE | output NAME | runs NAME | spread REF | records | PROV | SIDE
 --   SIDE := TERM {(* | /) TERM}      CMP := < <= > >= ==      (operators stand between blanks)
 --   TERM := NUMBER | REF | min(REF) | max(REF)      REF := NAME:L.N | NAME: LABEL | NAME: LABEL #K
 -- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio, whose two terms are its sides).
@@ -167,6 +167,11 @@ local function parse_directive(inner)
       fail('expected ' .. head .. " NAME, found '" .. s .. "'")
     end
     return { kind = head, name = tokens[2] }
+  elseif head == 'spread' then
+    if #tokens < 2 then fail("expected spread REF, found '" .. s .. "'") end
+    local ref = parse_term(table.concat(tokens, ' ', 2))
+    if not ref.name or ref.stat ~= 'med' then fail("expected spread REF, found '" .. s .. "'") end
+    return { kind = 'spread', a = ref }
   elseif #tokens == 1 and (PROV[head] or head == 'records') then
     return { kind = PROV[head] and 'prov' or head, key = head }
   elseif #cmps > 0 then
@@ -388,11 +393,11 @@ local function output_block(r, loc)
 end
 
 -- A record's values, one a line in aligned columns: NAME:L.N, label (cut at 40 characters), median,
--- minimum, maximum, unit.
+-- minimum, maximum, unit, and what the minimum and maximum span (runs or launches).
 local function values_text(r)
-  local rows, width = { { 'value', 'label', 'median', 'min', 'max', 'unit' } }, {}
+  local rows, width = { { 'value', 'label', 'median', 'min', 'max', 'unit', 'over' } }, {}
   for _, v in ipairs(r.values) do
-    rows[#rows + 1] = { r.name .. ':' .. v.pos, cut(v.label, 40), v.med, v.min, v.max, v.unit }
+    rows[#rows + 1] = { r.name .. ':' .. v.pos, cut(v.label, 40), v.med, v.min, v.max, v.unit, v.spread }
   end
   for i = 1, #rows do
     for c, s in ipairs(rows[i]) do width[c] = math.max(width[c] or 0, utf8.len(s)) end
@@ -400,7 +405,7 @@ local function values_text(r)
   for i, row in ipairs(rows) do
     for c, s in ipairs(row) do
       local pad = (' '):rep(width[c] - utf8.len(s))
-      row[c] = (c >= 3 and c <= 5) and pad .. s or c < 6 and s .. pad or s   -- numbers to the right
+      row[c] = (c >= 3 and c <= 5) and pad .. s or c < #row and s .. pad or s   -- numbers to the right
     end
     rows[i] = table.concat(row, '  ')
   end
@@ -414,13 +419,18 @@ local function records_blocks(loc)
     .. (s.cuda_runtime and (s.driver and ' and' or ' with') .. ' CUDA ' .. s.cuda_runtime or '')
   local set = values_path:match('[^/]*$'):gsub('%.tsv$', '')
   local intro = text_inlines('The measurement set') .. List({ pandoc.Space(), pandoc.Code(set), pandoc.Space() })
-    .. text_inlines(('holds %d record%s%s%s. Each shows its representative run; the values are the medians, minimums '
-      .. 'and maximums over all of its runs, as the chapters quote them.'):format(n, n == 1 and '' or 's',
+    .. text_inlines(('holds %d record%s%s%s. Each shows its representative run; the values are the medians over its '
+      .. 'runs, with the minimums and maximums over its runs or, where a program printed the range of its launches, '
+      .. 'over those, as the chapters quote them.'):format(n, n == 1 and '' or 's',
       made ~= '' and ', made' .. made or '', s.date and ' (the latest on ' .. s.date:match('^[^T]*') .. ')' or ''))
   local out = List({ pandoc.Para(intro) })
   for _, name in ipairs(T.names) do
     local r = record(name, loc)
     out:insert(pandoc.Header(2, { pandoc.Code(name) }, pandoc.Attr('record-' .. name)))
+    if r.status ~= 'missing' then
+      out:insert(pandoc.Para(text_inlines(('%s run%s, %.1f s in all.'):format(r.runs, r.runs == '1' and '' or 's',
+                                                                             tonumber(r.wall) or 0))))
+    end
     if r.status == 'stale' then out:insert(pandoc.Para({ stale_note(r) })) end
     out:insert(output_block(r, loc))
     if #r.values > 0 then out:insert(pandoc.CodeBlock(values_text(r), pandoc.Attr('', { 'values' }))) end
@@ -452,6 +462,9 @@ local function expand(d, loc, para)
   elseif d.kind == 'value' then
     local v = resolve(d.a, loc)
     return shown(v and value_text(v, d.a.stat), loc)
+  elseif d.kind == 'spread' then   -- what the value's minimum and maximum span: a launch or a run
+    local v = resolve(d.a, loc)
+    return shown(v and (v.spread == 'launches' and 'launch' or 'run'), loc)
   end
   local a, b = eval_sides(d, loc, 'the ratio')
   if b == 0 then fail(d.rhs.terms[1].text .. ' is zero, so the ratio has no value') end

@@ -7,9 +7,9 @@
 #   scripts/book/tangle.sh --lines ROOT CHAPTER... print ROOT with #line directives into the .nw,
 #                                             so that compiler errors point into the book
 #
-# The whole book is checked (nwcheck) and tangled into a scratch folder first; DIR is touched
-# only when that succeeds, and each file is replaced by rename, so a failure leaves the last
-# good DIR as it was.
+# DIR also gets roots.tsv, a line "CHAPTER<tab>ROOT" for each root. The whole book is checked
+# (nwcheck) and tangled into a scratch folder first; DIR is touched only when that succeeds, and
+# each file is replaced by rename, so a failure leaves the last good DIR as it was.
 set -eu
 TOOLS=${TOOLS:-build/tools}
 NWLIB=${NWLIB:-/usr/lib/noweb}
@@ -32,6 +32,8 @@ mkdir "$scratch/files"
 cut -f 2 "$scratch/roots" | while IFS= read -r root; do
     "$NWLIB/nt" -t -R"$root" <"$scratch/book.pipe" >"$scratch/files/$root"
 done
+# Which chapter defines each root, for make run CHAPTER=NN where there is no noweb.
+cp "$scratch/roots" "$scratch/files/roots.tsv"
 
 mkdir -p "$target"
 status=0

@@ -19,7 +19,7 @@ static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s"
 
 struct pair { const char *a, *b; };          /* uses FILE HEX; a sha256sum line: path, hex */
 struct line { const char *kind, *text; };    /* kind "$", "o" or "e" */
-struct run { size_t first, n; const char **out; size_t nout; int exit; };
+struct run { size_t first, n; const char **out; size_t nout; int exit; double wall; };
 struct record {
 	char *path, *name;
 	const char *hdr[NKEYS];
@@ -29,8 +29,9 @@ struct record {
 	struct run *runs;
 };
 struct num {                  /* a number in an output line */
-	double v;
-	int dec, exp;             /* decimals printed (of the mantissa); printed with an exponent */
+	double v, lo, hi;         /* its value; its range over one run's launches: (LO to HI) after it */
+	int dec, exp, range;      /* decimals printed (of the mantissa, the most of the three); printed
+	                           * with an exponent; a range follows it */
 	const char *unit;         /* NULL when the next word is no unit */
 	size_t start, end, fend;  /* where it starts and ends, and where its field ends */
 	int ends;                 /* it ends its field */
@@ -38,7 +39,7 @@ struct num {                  /* a number in an output line */
 struct value {
 	int l, f, occ, nocc, dec;
 	char *label, *med, *min, *max;
-	const char *unit;
+	const char *unit, *spread;   /* spread: what MIN and MAX span, "runs" or "launches" */
 };
 
 static int errors;
@@ -231,7 +232,7 @@ static struct record *load(const char *dir, const char *file)
 				fail(r->path, i + 1, line, "'run %zu exit N wall_s S'", r->nruns + 1);
 				return NULL;
 			}
-			*PUSH(r->runs, r->nruns) = (struct run){ r->nlines, 0, NULL, 0, ex };
+			*PUSH(r->runs, r->nruns) = (struct run){ r->nlines, 0, NULL, 0, ex, wall };
 		} else if (r->nruns && (KEY("$") || KEY("o") || KEY("e"))) {
 			struct run *run = &r->runs[r->nruns - 1];
 			line[1] = '\0';          /* the line's key is its kind */
@@ -266,43 +267,56 @@ static struct record *load(const char *dir, const char *file)
 	return r;
 }
 
-/* The numbers of a line (design.md, "Numbers" and "Labels"); *out is malloc'ed. */
+/* The numbers of a line (design.md, "Numbers", "Labels" and "Ranges"); *out is malloc'ed. */
 static int touches(int c) { return isalnum(c) || c == '_' || c == '.'; }
+
+/* The number that starts at s[i], as design.md's "Numbers" says: the end of the longest match there
+ * (0 when none starts there), and whether it is a number (*d, *dec, *exp) or text. Every shorter match
+ * ends before a digit, '.', 'e' or 'E', which it would touch, so the longest match is the only
+ * candidate at a start, and one that starts inside it ends where it does; 1e400 and 1e-400 are no
+ * doubles (ERANGE): they are text. */
+static size_t number_at(const char *s, size_t i, double *d, int *dec, int *exp, int *ok)
+{
+	size_t j = i + (s[i] == '-'), k;
+
+	if (!isdigit((unsigned char)s[j]) || (i > 0 && touches((unsigned char)s[i - 1])))
+		return 0;
+	*dec = *exp = 0;
+	while (isdigit((unsigned char)s[j]))
+		j++;
+	if (s[j] == '.' && isdigit((unsigned char)s[j + 1]))
+		for (j++; isdigit((unsigned char)s[j]); j++)
+			++*dec;
+	if (s[j] == 'e' || s[j] == 'E') {
+		k = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
+		if (isdigit((unsigned char)s[k])) {
+			for (j = k; isdigit((unsigned char)s[j]); j++)
+				;
+			*exp = 1;
+		}
+	}
+	errno = 0;
+	*d = strtod(s + i, NULL);
+	*ok = !touches((unsigned char)s[j]) && errno != ERANGE;
+	return j;
+}
+
 static size_t numbers(const char *s, struct num **out)
 {
-	size_t i = 0, j, k, n = 0, u;
+	size_t i = 0, j, k, n = 0, u, a, b;
 	struct num *v = NULL, *x;
-	double d;
+	double d, lo, hi;
+	int dec, exp, ok, dlo, dhi, elo, ehi;
 
 	for (; s[i]; i++) {
-		int dec = 0, exp = 0;
-		j = i + (s[i] == '-');
-		if (!isdigit((unsigned char)s[j]) || (i > 0 && touches((unsigned char)s[i - 1])))
+		if (!(j = number_at(s, i, &d, &dec, &exp, &ok)))
 			continue;
-		while (isdigit((unsigned char)s[j]))
-			j++;
-		if (s[j] == '.' && isdigit((unsigned char)s[j + 1]))
-			for (j++; isdigit((unsigned char)s[j]); j++)
-				dec++;
-		if (s[j] == 'e' || s[j] == 'E') {
-			k = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
-			if (isdigit((unsigned char)s[k])) {
-				for (j = k; isdigit((unsigned char)s[j]); j++)
-					;
-				exp = 1;
-			}
-		}
-		/* Every shorter match ends before a digit, '.', 'e' or 'E', which it would touch, so the
-		 * longest match is the only candidate at this start; one that starts inside it ends where it
-		 * does. 1e400 and 1e-400 are no doubles (ERANGE): they are text. */
-		errno = 0;
-		d = strtod(s + i, NULL);
-		if (touches((unsigned char)s[j]) || errno == ERANGE) {
+		if (!ok) {
 			i = j - 1;
 			continue;
 		}
 		x = PUSH(v, n);
-		*x = (struct num){ d, dec, exp, NULL, i, j, j, 1 };
+		*x = (struct num){ d, d, d, dec, exp, 0, NULL, i, j, j, 1 };
 		for (k = j; s[k] == ' ' || s[k] == '\t'; k++)
 			;
 		for (j = k; isalpha((unsigned char)s[j]) || s[j] == '/' || s[j] == '%'; j++)
@@ -316,7 +330,17 @@ static size_t numbers(const char *s, struct num **out)
 		if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '=' ||
 				 (s[k] == '-' && k == x->end && isalpha((unsigned char)s[k + 1]))))
 			x->ends = 0;
-		i = x->end - 1;
+		/* A range, " (LO to HI)" right after the number or its unit, is the number's own: the
+		 * fastest and the slowest of the launches it is the median of ("Ranges"). */
+		if (x->ends && s[x->fend] == ' ' && s[x->fend + 1] == '(' &&
+		    (a = number_at(s, x->fend + 2, &lo, &dlo, &elo, &ok)) && ok && strncmp(s + a, " to ", 4) == 0 &&
+		    (b = number_at(s, a + 4, &hi, &dhi, &ehi, &ok)) && ok && s[b] == ')') {
+			x->range = 1, x->lo = lo, x->hi = hi, x->fend = b + 1;
+			x->dec = dec > dlo ? (dec > dhi ? dec : dhi) : (dlo > dhi ? dlo : dhi);
+			x->exp |= elo | ehi;
+			i = b;
+		} else
+			i = x->end - 1;
 	}
 	*out = v;
 	return n;
@@ -398,21 +422,30 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
 			same &= cnt[i] == cnt[0];
 		}
 		for (f = 0; same && f < cnt[0]; f++) {
-			int exp = 0;
+			int exp = 0, ranged = 1;
+			double lo = nums[0][f].lo, hi = nums[0][f].hi;
 			x = PUSH(v, nv);
 			*x = (struct value){ (int)l + 1, (int)f + 1, 0, 0, 0, label(r->runs[0].out[l], nums[0], f), NULL,
-			                     NULL, NULL, nums[0][f].unit };
+			                     NULL, NULL, nums[0][f].unit, "runs" };
 			for (i = 0; i < nr; i++) {
 				const struct num *n = &nums[i][f];
 				vals[i] = sorted[i] = n->v;
 				x->dec = n->dec > x->dec ? n->dec : x->dec;
 				exp |= n->exp;
+				ranged &= n->range;
+				lo = n->lo < lo ? n->lo : lo;
+				hi = n->hi > hi ? n->hi : hi;
 				if (n->unit != x->unit)  /* units are pointers into units[] */
 					x->unit = NULL;
 			}
 			qsort(sorted, nr, sizeof *sorted, cmp_double);
-			x->min = format(sorted[0], x->dec, exp);
-			x->max = format(sorted[nr - 1], x->dec, exp);
+			/* The spread: over the launches of every run where each printed its range, else over the runs. */
+			if (ranged)
+				x->spread = "launches";
+			else
+				lo = sorted[0], hi = sorted[nr - 1];
+			x->min = format(lo, x->dec, exp);
+			x->max = format(hi, x->dec, exp);
 			x->med = format(nr % 2 ? sorted[nr / 2] : sorted[nr / 2 - 1] / 2 + sorted[nr / 2] / 2, x->dec, exp);
 			/* Distance in rank from the middle, doubled to stay whole: a value with `below` smaller
 			 * and `equal` equal values sits at mid-rank below + (equal-1)/2, the middle is (n-1)/2. */
@@ -567,18 +600,22 @@ int main(int argc, char **argv)
 		struct record *r = e[i].r;
 		struct value *v;
 		size_t nv, rep;
-		char n[32], *why;
+		char n[32], w[64], *why;
+		double wall;
 
 		if (!r) {
 			why = xrealloc(NULL, strlen(argv[1]) + 2 * strlen(e[i].name) + 64);
 			sprintf(why, "no record %s/%s.rec (make run ONLY=%s makes it)", argv[1], e[i].name, e[i].name);
 			row("record", e[i].name, "missing", why, "0", ends_with(e[i].root, ".sh") ? "session" : "program",
-			    NULL);
+			    "0.000", NULL);
 			continue;
 		}
 		why = stale(r, h, nh);
 		snprintf(n, sizeof n, "%zu", r->nruns);
-		row("record", r->name, why ? "stale" : "fresh", why ? why : "-", n, r->hdr[K_KIND], NULL);
+		for (wall = 0, k = 0; k < r->nruns; k++)
+			wall += r->runs[k].wall;
+		snprintf(w, sizeof w, "%.3f", wall);
+		row("record", r->name, why ? "stale" : "fresh", why ? why : "-", n, r->hdr[K_KIND], w, NULL);
 		nv = values(r, &v, &rep);
 		for (k = K_COMPILE; k < NKEYS; k++)
 			if (r->hdr[k])
@@ -592,7 +629,7 @@ int main(int argc, char **argv)
 			snprintf(nocc, sizeof nocc, "%d", v[k].nocc);
 			snprintf(dec, sizeof dec, "%d", v[k].dec);
 			row("value", r->name, ln, v[k].label, occ, nocc, v[k].med, v[k].min, v[k].max, dec,
-			    v[k].unit ? v[k].unit : "-", NULL);
+			    v[k].unit ? v[k].unit : "-", v[k].spread, NULL);
 		}
 		for (k = r->runs[rep].first; k < r->runs[rep].first + r->runs[rep].n; k++)
 			row("line", r->name, r->lines[k].kind, r->lines[k].text, NULL);

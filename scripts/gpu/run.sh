@@ -3,9 +3,11 @@
 # measurements/SET/NAME.rec as notes/design.md ("Record format") says.
 #
 # Environment (the Makefile's run target passes it): MAKE (make), TANGLED (tangled), MEASUREMENTS
-# (measurements), GPU (the set's name; empty: from the GPU's name), RUNS (5), TIMEOUT (seconds per run,
-# 120), FORCE (1: run everything), ONLY (names: run just those), NVCC (nvcc), GPUINFO (a command printing
-# the provenance lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi).
+# (measurements), GPU (the set's name; empty: from the GPU's name), RUNS (5: the runs of a program or
+# session that names none with a line "// runs: N" or "# runs: N"), TIMEOUT (seconds per run, 120),
+# FORCE (1: run everything), ONLY (names: run just those), CHAPTER (NN or NN-slug: run just that
+# chapter's, as TANGLED/roots.tsv says), NVCC (nvcc), GPUINFO (a command printing the provenance
+# lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi).
 # The programs are built by `make programs` (with the flags the records name) into build/bin and run there; run.sh's own files
 # live in build/run. Needs GNU coreutils (timeout, sha256sum, date +%N), iconv, awk, and bash for sessions.
 # shellcheck disable=SC3013 # test -nt: dash, bash and busybox have it
@@ -13,11 +15,13 @@ set -u
 export LC_ALL=C
 MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-measurements} GPU=${GPU:-}
 RUNS=${RUNS:-5} TIMEOUT=${TIMEOUT:-120} FORCE=${FORCE:-} ONLY=${ONLY:-} NVCC=${NVCC:-nvcc} GPUINFO=${GPUINFO:-}
+CHAPTER=${CHAPTER:-}
 HERE=$(dirname "$0") BIN=$(pwd)/build/bin WORK=$(pwd)/build/run
 FLAGS='-arch=native -Werror all-warnings'   # what make programs compiles with, and the records say
 NL='
 '
 die() { echo "run.sh: $*" >&2; exit 2; }
+secs() { r=$(($1 / 1000)).$(printf %03d $(($1 % 1000))); } # MS -> r: seconds with 3 decimals
 
 case $RUNS in '' | *[!0-9]* | 0*) die "RUNS must be a positive whole number, found '$RUNS'" ;; esac
 case $TIMEOUT in '' | *[!0-9.]* | .* | *. | *.*.*) die "TIMEOUT must be a number of seconds, found '$TIMEOUT'" ;; esac
@@ -40,6 +44,13 @@ done
 for n in $ONLY; do
 	case " $names " in *" $n "*) ;; *) die "ONLY names '$n', which is no program or session in $TANGLED" ;; esac
 done
+# CHAPTER=NN: the programs and sessions that chapter defines, as ONLY would name them.
+if [ -n "$CHAPTER" ]; then
+	case $CHAPTER in *[!a-z0-9-]* | -*) die "CHAPTER must be a chapter's NN or NN-slug, found '$CHAPTER'" ;; esac
+	ONLY="$ONLY $(awk -F '\t' -v c="$CHAPTER" '{ b = $1; sub(/.*\//, "", b); sub(/\.nw$/, "", b) }
+		b == c || substr(b, 1, length(c) + 1) == c "-" { sub(/\.[^.]*$/, "", $2); printf " %s", $2 }' "$TANGLED/roots.tsv" 2>/dev/null)"
+	[ -n "$(echo $ONLY)" ] || die "CHAPTER=$CHAPTER: no chapter of that number defines a program or session ($TANGLED/roots.tsv)"
+fi
 
 # ---------- provenance, once: gpuinfo (or GPUINFO), nvidia-smi's driver and peak SM clock, nvcc ----------
 if [ -n "$GPUINFO" ]; then
@@ -104,6 +115,8 @@ current() { # NAME (described): its record is complete and was made from these s
 }
 
 say() { printf "%-${width}s  %s\n" "$1" "$2"; }
+# last NAME: how long its record's runs took, "N runs  S s", or "not measured" ("" for a total).
+last() { awk '/^run [0-9]+ exit / { n++; s += $6 } END { if (n) printf "%d run%s  %8.3f s", n, n == 1 ? " " : "s", s; else print "not measured" }' "$SET/$1.rec" 2>/dev/null || echo "not measured"; }
 todo='' cached=0
 for n in $names; do
 	if [ -n "$ONLY" ]; then case " $ONLY " in *" $n "*) ;; *) continue ;; esac; fi
@@ -114,13 +127,24 @@ for n in $names; do
 		todo="$todo $n"
 	fi
 done
+# What is to run, and how long it took last time.
+if [ -n "$todo" ]; then
+	echo "run: to measure, with the time its runs took last time:"
+	for n in $todo; do say "$n" "last time $(last "$n")"; done
+	# shellcheck disable=SC2086 # names: no blanks
+	was=$(cd "$SET" && cat $(for n in $todo; do [ -f "$n.rec" ] && echo "$n.rec"; done) </dev/null 2>/dev/null |
+		awk '/^run [0-9]+ exit / { s += $6 } END { printf "%.1f", s }')
+	echo "run: $(echo $todo | wc -w) to measure; their runs took $was s last time"
+fi
 
 # ---------- compile: the binaries measured are the ones make builds ----------
 nobuild=''
 if [ -n "$todo" ]; then
 	# -k: a program that does not compile fails alone (below); the others are still built and measured.
 	# shellcheck disable=SC2086 # MAKE may be a command with arguments
+	compiled=$(date +%s%3N)
 	{ $MAKE -k -j"$(nproc)" programs NVCCFLAGS="$FLAGS" NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
+	compiled=$(($(date +%s%3N) - compiled)) && secs "$compiled" && echo "run: compiled in $r s"
 	# Its old binary is no binary of the source now: "make: *** [Makefile:9: build/bin/NAME] Error 1".
 	[ "$(cat "$WORK/make.rc")" = 0 ] || nobuild=$(sed -n 's|.*build/bin/\([A-Za-z0-9._-]*\)\] Error.*|\1|p' "$WORK/make.log" | tr "\n" " ")
 fi
@@ -143,8 +167,7 @@ why() { # STATUS MS: what ended a run; timeout says 124 (137 after -k) when it f
 	case $1 in 124 | 137) [ "$2" -lt "$TIMEOUT_MS" ] || { echo "timed out after ${TIMEOUT}s" && return; } ;; esac
 	[ "$1" -gt 128 ] && s=$(kill -l "$1" 2>/dev/null) && echo "killed by signal $s" || echo "exit status $1"
 }
-secs() { r=$(($1 / 1000)).$(printf %03d $(($1 % 1000))); } # MS -> r: seconds with 3 decimals
-ran=0 failed=''
+ran=0 failed='' alltotal=0
 fail() { # WHY FILE...: NAME failed; the end of the files says why
 	failed="$failed $n" && echo "FAILED: $1"
 	shift
@@ -158,14 +181,16 @@ for n in $todo; do
 	describe "$n"
 	printf "%-${width}s  " "$n"
 	O=$WORK/out && rm -rf "$O" && mkdir "$O" || die "cannot create $O"
+	# The runs it asks for ("# runs: N" in a session, "// runs: N" in a program, maybe followed by a
+	# comment), and a session's commands.
+	runs=$(awk -v def="$RUNS" -v cmds="$WORK/cmds" -v prog="$kind" 'BEGIN { printf "" >cmds; r = def }
+		/^[ \t]*(#|\/\/)[ \t]*runs:/ && !seen++ { r = $0; sub(/^[ \t]*(#|\/\/)[ \t]*runs:[ \t]*/, "", r); sub(/[ \t].*/, "", r); if (r !~ /^[1-9][0-9]*$/) r = "bad" }
+		prog == "program" || /^[ \t]*(#|$)/ { next } { sub(/\r$/, ""); print >cmds } END { print r }' "$TANGLED/$src")
+	[ "$runs" != bad ] || { fail "its 'runs: N' line needs a positive whole number N"; continue; }
 	if [ $kind = program ]; then
-		runs=$RUNS && echo "./$n" >"$WORK/cmds"
+		echo "./$n" >"$WORK/cmds"
 		built "$n" || { fail "does not compile: $cc"; continue; }
 	else
-		runs=$(awk -v def="$RUNS" -v cmds="$WORK/cmds" 'BEGIN { printf "" >cmds; r = def }
-			/^[ \t]*#[ \t]*runs:/ { r = $0; sub(/^[ \t]*#[ \t]*runs:[ \t]*/, "", r); sub(/[ \t]+$/, "", r); if (r !~ /^[1-9][0-9]*$/) r = "bad" }
-			/^[ \t]*(#|$)/ { next } { sub(/\r$/, ""); print >cmds } END { print r }' "$TANGLED/$src")
-		[ "$runs" != bad ] || { fail "its '# runs: N' line needs a positive whole number N"; continue; }
 		bad= && for p in $progs; do built "$p" || bad="$bad $p"; done
 		[ -z "$bad" ] || { fail "needs$bad, which does not compile"; continue; }
 	fi
@@ -204,13 +229,15 @@ for n in $todo; do
 		done
 		echo "end $runs"
 	} >"$tmp" && mv -f "$tmp" "$SET/$n.rec" || { rm -f "$tmp"; fail "cannot write $SET/$n.rec"; continue; }
-	secs "$total" && ran=$((ran + 1)) && printf '%d runs  %8s s\n' "$runs" "$r"
+	secs "$total" && ran=$((ran + 1)) alltotal=$((alltotal + total)) && printf '%d runs  %8s s\n' "$runs" "$r"
 done
 
 # shellcheck disable=SC2086 # names: no blanks
 set -- $failed
+secs "$alltotal" && took="their runs took $r s"
+[ -z "${compiled:-}" ] || { secs "$compiled" && took="$took, compiling $r s"; }
 if [ $# -gt 0 ]; then
-	echo "run: $ran ran, $cached cached, $# failed:$failed (in $SET)"
+	echo "run: $ran ran, $cached cached, $# failed:$failed (in $SET; $took)"
 	exit 1
 fi
-echo "run: $ran ran, $cached cached, 0 failed (in $SET)"
+echo "run: $ran ran, $cached cached, 0 failed (in $SET; $took)"
