@@ -100,16 +100,11 @@ local function record(name, loc)
 end
 
 -- ---- Expressions: all parsing and evaluation of a directive's text ---------------------------
---   directive := claim SIDE CMP SIDE | output NAME | runs NAME | spread REF | records | PROV | SIDE
+--   directive := claim SIDE CMP SIDE | output NAME | runs NAME | spread REF | records | KEY | SIDE
+--   (KEY: a provenance key of the set, a-z, 0-9 and _, whatever make run recorded)
 --   SIDE := TERM {(* | /) TERM}      CMP := < <= > >= ==      (operators stand between blanks)
 --   TERM := NUMBER | REF | min(REF) | max(REF)      REF := NAME:L.N | NAME: LABEL | NAME: LABEL #K
 -- A SIDE standing alone is one REF term (a value) or REF / REF (a ratio, whose two terms are its sides).
-local PROV = { gpu = 'gpu', sm_count = 'sm_count', driver = 'driver', cuda = 'cuda_runtime', nvcc = 'nvcc',
-               date = 'date', l2_cache = 'l2_cache', memory = 'memory', compute_capability = 'compute_capability',
-               sm_clock = 'sm_clock_mhz', memory_clock = 'memory_clock_mhz', bus_width = 'memory_bus_bits',
-               peak_bandwidth = 'peak_bandwidth' }
--- Provenance that is a bare number, and the unit it is shown with.
-local PROV_UNIT = { sm_clock = ' MHz', memory_clock = ' MHz', bus_width = ' bits' }
 local CMP = { ['<'] = function(a, b) return a < b end, ['<='] = function(a, b) return a <= b end,
               ['>'] = function(a, b) return a > b end, ['>='] = function(a, b) return a >= b end,
               ['=='] = function(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(a), math.abs(b)) end }
@@ -172,8 +167,8 @@ local function parse_directive(inner)
     local ref = parse_term(table.concat(tokens, ' ', 2))
     if not ref.name or ref.stat ~= 'med' then fail("expected spread REF, found '" .. s .. "'") end
     return { kind = 'spread', a = ref }
-  elseif #tokens == 1 and (PROV[head] or head == 'records') then
-    return { kind = PROV[head] and 'prov' or head, key = head }
+  elseif #tokens == 1 and head:match('^[%l%d_]+$') then
+    return { kind = head == 'records' and head or 'prov', key = head }
   elseif #cmps > 0 then
     fail('a comparison belongs in a claim: {{claim ' .. s .. '}}')
   end
@@ -453,11 +448,10 @@ local function expand(d, loc, para)
     loc.fails = check_claim(d, loc)
     if loc.fails then return { contradicted = loc.fails } end
     return loc.unfresh:find_if(function(r) return r.status == 'missing' end) and shown(nil, loc) or 'claim'
-  elseif d.kind == 'prov' then
-    local v = tbl().set[PROV[d.key]]
-    if v then return text_inlines(d.key == 'date' and v:match('^[^T]*') or v .. (PROV_UNIT[d.key] or ''):gsub(' ', '\u{A0}')) end
-    message(loc, 'warning', 'the records of the set do not agree on ' .. PROV[d.key]
-            .. ' (or there are none); make run measures them again')
+  elseif d.kind == 'prov' then   -- a time of day is shown as its day
+    local v = tbl().set[d.key]
+    if v then return text_inlines(v:match('^(%d%d%d%d%-%d%d%-%d%d)T[%d:]+Z$') or v) end
+    message(loc, 'warning', 'the records of the set have no ' .. d.key .. ', or do not agree on it; make run measures them again')
     return List({ span(mark(text_inlines(d.key .. ' unknown')), 'missing') })
   elseif d.kind == 'value' then
     local v = resolve(d.a, loc)

@@ -246,7 +246,8 @@ static void collect(void)
             mark(r, r);
 }
 
-/* Of the chunks that define an identifier, the one in the same program as chunk k. */
+/* Of the chunks that define an identifier, the one in the same program as chunk k; NULL when none
+ * is: a word that another program defines is no use of its definition here. */
 static char *definition_for(int k, struct list *defs)
 {
     for (int i = 0; i < defs->n; i++) {
@@ -254,7 +255,7 @@ static char *definition_for(int k, struct list *defs)
         if (d >= 0 && share_root(d, k))
             return defs->v[i];
     }
-    return defs->n > 0 ? defs->v[defs->n - 1] : "";
+    return NULL;
 }
 
 /* Chunk k as a div: its header, its code (woven) and the cross-reference line under it. */
@@ -363,8 +364,19 @@ static const char *after(int j, const char *prefix)
     return starts(lines.v[j], prefix) ? lines.v[j] + strlen(prefix) : NULL;
 }
 
+/* Whether chunk (label) u is in the same program as one of the definitions on lines from..to. */
+static int seen_from(const char *u, int from, int to, const char *defn)
+{
+    const char *d;
+    int c = chunk_of_label(u);
+    for (int e = from; e < to; e++)
+        if ((d = after(e, defn)) && c >= 0 && chunk_of_label(d) >= 0 && share_root(chunk_of_label(d), c))
+            return 1;
+    return 0;
+}
+
 /* One index: an entry per name that this chapter defines or uses, with the chunks that define
- * it, then those that use it. */
+ * it, then those that use it (an identifier's uses where a definition is in the same program). */
 static int index_list(FILE *out, const char *begin, const char *end, const char *defn, const char *use,
                       int is_chunk)
 {
@@ -375,7 +387,10 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
         const char *name = strchr(lines.v[i] + strlen(begin), ' '), *d, *u, *last = "";
         int from = i + 1, to, said = 0, mine = 0;
         for (to = from; to < lines.n && !starts(lines.v[to], end); to++)
-            mine |= in_chapter(after(to, defn)) || in_chapter(after(to, use));
+            ;
+        for (int j = from; j < to; j++)
+            mine |= in_chapter(after(j, defn)) ||
+                    (in_chapter(after(j, use)) && (is_chunk || seen_from(after(j, use), from, to, defn)));
         i = to;
         if (!mine)
             continue;
@@ -390,7 +405,7 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
             int own = 0;  /* a use inside a defining chunk is the definition itself */
             for (int e = from; e < to && !is_chunk; e++)
                 own |= (d = after(e, defn)) && strcmp(d, u) == 0;
-            if (own)
+            if (own || (!is_chunk && !seen_from(u, from, to, defn)))
                 continue;
             chunk_link(out, said++ ? " " : "; used in ", u, "");
         }
@@ -492,8 +507,11 @@ static void emit(FILE *out)
         } else if (in_uses && starts(l, "@index isdefined ")) {
             push(&pending, (char *)l + 17);
         } else if (in_uses && starts(l, "@index useitem ")) {
-            push(&uses, (char *)l + 15);
-            push(&uses_def, definition_for(k, &pending));
+            char *d = definition_for(k, &pending);
+            if (d) {
+                push(&uses, (char *)l + 15);
+                push(&uses_def, d);
+            }
             pending.n = 0;
         }
     }

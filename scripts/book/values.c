@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The header keys: from gpu on provenance, from compile on prov rows; a record may lack those after date. */
-static const char *const keys[] = { "name", "kind", "source", "sha256", "compile", "command", "gpu",
-	"compute_capability", "sm_count", "sm_clock_mhz", "driver", "cuda_runtime", "nvcc", "date", "l2_cache", "memory",
-	"memory_clock_mhz", "memory_bus_bits", "peak_bandwidth" };
-enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE = 13, K_LATER, NKEYS = sizeof keys / sizeof keys[0] };
+/* The header's own keys, each needed once; every other "key value" line of the header (a key of a-z,
+ * 0-9 and _) is provenance, whatever make run wrote (scripts/gpu/gpuinfo.cu and run.sh own them), and
+ * a record needs gpu and date among them. From compile on they are the record's prov rows. */
+static const char *const keys[] = { "name", "kind", "source", "sha256", "compile", "command", "gpu", "date" };
+enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE, NKEYS };
+#define MAXPROV 64
 static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s", "TB/s", "%" };
 #define NUNITS (sizeof units / sizeof units[0])
 #define RUN_SHAPE "'run N exit N wall_s S'"
@@ -23,6 +24,8 @@ struct run { size_t first, n; const char **out; size_t nout; int exit; double wa
 struct record {
 	char *path, *name;
 	const char *hdr[NKEYS];
+	const char *prov[MAXPROV][2];   /* from compile on, every key and value, in the record's order */
+	size_t nprov;
 	struct pair *uses;
 	size_t nuses, nlines, nruns;
 	struct line *lines;
@@ -156,7 +159,7 @@ static int check_header(struct record *r, size_t lineno, const char *found)
 {
 	size_t k;
 
-	for (k = 0; k < K_LATER; k++)
+	for (k = 0; k < NKEYS; k++)
 		if (!r->hdr[k])
 			return fail(r->path, lineno, found, "'%s VALUE' in the header", keys[k]);
 	return 0;
@@ -175,13 +178,19 @@ static int header_line(struct record *r, size_t lineno, char *line, size_t kl, c
 	}
 	for (k = 0; k < NKEYS && !(strlen(keys[k]) == kl && strncmp(line, keys[k], kl) == 0); k++)
 		;
-	if (k == NKEYS)
-		return fail(r->path, lineno, line, "a header line (name, kind, source, sha256, uses, compile, "
-		            "command, gpu .. date) or " RUN_SHAPE);
-	if (r->hdr[k])
+	if (kl == 0 || strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_") < kl)
+		return fail(r->path, lineno, line, "a header line 'KEY VALUE' (KEY of a-z, 0-9 and _) or " RUN_SHAPE);
+	for (size_t p = 0; p < r->nprov; p++)
+		if (strlen(r->prov[p][0]) == kl && strncmp(r->prov[p][0], line, kl) == 0)
+			return fail(r->path, lineno, line, "one '%.*s' line, not two", (int)kl, line);
+	if (k < NKEYS && r->hdr[k])
 		return fail(r->path, lineno, line, "one '%s' line, not two", keys[k]);
 	if (!*val)
-		return fail(r->path, lineno, line, "'%s VALUE'", keys[k]);
+		return fail(r->path, lineno, line, "'%.*s VALUE'", (int)kl, line);
+	if (r->nprov == MAXPROV && k >= K_COMPILE)
+		return fail(r->path, lineno, line, "at most %d provenance lines", MAXPROV);
+	if (k == NKEYS)
+		return line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val, 0;
 	if (k == K_NAME && strcmp(val, r->name))
 		return fail(r->path, lineno, line, "'name %s', the name of the file", r->name);
 	if (k == K_SOURCE && (strncmp(val, r->name, len) || (strcmp(val + len, ".cu") && strcmp(val + len, ".sh"))))
@@ -192,6 +201,8 @@ static int header_line(struct record *r, size_t lineno, char *line, size_t kl, c
 		return fail(r->path, lineno, line, "'kind program' or 'kind session'");
 	if (k == K_SHA256 && !is_hex64(val))
 		return fail(r->path, lineno, line, "'sha256 HEX' (64 lower-case hex digits)");
+	if (k >= K_COMPILE)
+		line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val;
 	r->hdr[k] = val;
 	return 0;
 }
@@ -580,22 +591,28 @@ int main(int argc, char **argv)
 		return 1;
 	qsort(e, ne, sizeof *e, cmp_entry);
 
-	/* The set's provenance: what every record agrees on, and the latest date. */
-	for (k = K_GPU; k < NKEYS; k++) {
-		const char *v = NULL;
-		int agree = 1;
-		for (i = 0; i < ne; i++) {
-			const char *x = e[i].r ? e[i].r->hdr[k] : NULL;
-			if (!x)
+	/* The set's provenance: each key (from gpu on, in the order the records first give them) on which
+	 * every record that has it agrees, and the latest date. */
+	for (i = 0; i < ne; i++)
+		for (size_t p = 0; e[i].r && p < e[i].r->nprov; p++) {
+			const char *key = e[i].r->prov[p][0], *v = NULL;
+			int agree = 1, seen = 0, date = strcmp(key, "date") == 0;
+			if (strcmp(key, "compile") == 0 || strcmp(key, "command") == 0)
 				continue;
-			if (v && strcmp(x, v) && k != K_DATE)
-				agree = 0;
-			if (!v || strcmp(x, v) > 0)
-				v = x;
+			for (k = 0; k < i && !seen; k++)
+				for (size_t q = 0; e[k].r && q < e[k].r->nprov; q++)
+					seen |= strcmp(e[k].r->prov[q][0], key) == 0;
+			for (k = i; k < ne && !seen; k++)
+				for (size_t q = 0; e[k].r && q < e[k].r->nprov; q++) {
+					const char *x = e[k].r->prov[q][1];
+					if (strcmp(e[k].r->prov[q][0], key))
+						continue;
+					agree &= !v || date || strcmp(x, v) == 0;
+					v = !v || strcmp(x, v) > 0 ? x : v;
+				}
+			if (!seen && agree)
+				row("set", key, v, NULL);
 		}
-		if (v && agree)
-			row("set", keys[k], v, NULL);
-	}
 	for (i = 0; i < ne; i++) {
 		struct record *r = e[i].r;
 		struct value *v;
@@ -617,9 +634,8 @@ int main(int argc, char **argv)
 		snprintf(w, sizeof w, "%.3f", wall);
 		row("record", r->name, why ? "stale" : "fresh", why ? why : "-", n, r->hdr[K_KIND], w, NULL);
 		nv = values(r, &v, &rep);
-		for (k = K_COMPILE; k < NKEYS; k++)
-			if (r->hdr[k])
-				row("prov", r->name, keys[k], r->hdr[k], NULL);
+		for (k = 0; k < r->nprov; k++)
+			row("prov", r->name, r->prov[k][0], r->prov[k][1], NULL);
 		snprintf(n, sizeof n, "%d", r->runs[rep].exit);  /* of the run its console shows */
 		row("prov", r->name, "exit", n, NULL);
 		for (k = 0; k < nv; k++) {

@@ -1,4 +1,5 @@
-// gpuinfo.cu -- prints the provenance lines ("key value") of CUDA device 0 for make run's records.
+// gpuinfo.cu -- prints the provenance lines ("key value") of CUDA device 0 for make run's records: it owns
+// the keys, which run.sh, values and the book take as they come (a new one needs nothing else).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

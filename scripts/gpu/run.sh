@@ -65,12 +65,13 @@ else
 		--format=csv,noheader,nounits 2>/dev/null </dev/null) && info="$info${NL}driver ${smi%%,*}${NL}sm_clock_mhz ${smi#*,}"
 fi
 ver=$("$NVCC" --version 2>/dev/null </dev/null | sed -n 's/.*release .*, V\([0-9][0-9.]*\).*/\1/p')
-# In the record's order; the last line of a key wins; a key nobody printed is "unknown".
-PROV=$(printf '%s\nnvcc %s\n' "$info" "$ver" | awk 'NF >= 2 && $2 != "[N/A]" { k = $1; sub(/^[^ ]+ +/, ""); v[k] = $0 }
-	END { n = split("gpu compute_capability sm_count sm_clock_mhz driver cuda_runtime nvcc l2_cache memory memory_clock_mhz memory_bus_bits peak_bandwidth", K, " ")
-	for (i = 1; i <= n; i++) print K[i], (K[i] in v ? v[K[i]] : "unknown") }' | tr -d '\000-\010\013-\037\177')
-GPUNAME=${PROV%%"$NL"*} && GPUNAME=${GPUNAME#gpu }
-[ "$GPUNAME" != unknown ] || die "the provenance names no GPU (no 'gpu NAME' line)"
+# Whatever keys gpuinfo prints (scripts/gpu/gpuinfo.cu owns them), in its order, then nvcc; the last
+# line of a key wins (nvidia-smi's driver and clock), and a value of [N/A] is no value.
+PROV=$(printf '%s\nnvcc %s\n' "$info" "$ver" | awk 'NF >= 2 && $2 != "[N/A]" && $1 ~ /^[a-z0-9_]+$/ {
+	k = $1; sub(/^[^ ]+ +/, ""); if (!(k in v)) order[++n] = k; v[k] = $0 } END { for (i = 1; i <= n; i++) print order[i], v[order[i]] }' |
+	tr -d '\000-\010\013-\037\177')
+GPUNAME=$(printf '%s\n' "$PROV" | sed -n 's/^gpu //p')
+[ -n "$GPUNAME" ] || die "the provenance names no GPU (no 'gpu NAME' line)"
 [ -n "$GPU" ] || GPU=$(echo "$GPUNAME" | sed 's/^NVIDIA //' | tr A-Z a-z | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
 [ -n "$GPU" ] || die "cannot make a set name of the GPU's name '$GPUNAME'; set GPU=name"
 SET=$MEASUREMENTS/$GPU
