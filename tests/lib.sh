@@ -32,7 +32,7 @@ mkproject() {
 
 # The book's C tools, built for the tests into build/tests/.tools (nothing outside build/tests/).
 TOOLS=$ROOT/build/tests/.tools
-tools() { make -s -C "$ROOT" T=build/tests/.tools $(for t in nwmarkup nwcheck cudadefs nw2md values; do
+tools() { make -s -C "$ROOT" T=build/tests/.tools $(for t in nwmarkup cudadefs nw2md values; do
     echo build/tests/.tools/$t; done) >/dev/null || fail "cannot build the tools"; }
 
 # fake_nvcc DIR [LOG]: DIR/nvcc, a stand-in for nvcc that writes its -o file empty and, given LOG,

@@ -1,20 +1,16 @@
 /* cudadefs.c -- a noweb filter that indexes the functions, kernels, macros and constants a CUDA chunk defines. */
 /*
- * noweb's autodefs.c misses "__global__ void plain(" and knows nothing of __device__, so the
- * book finds definitions itself. For each code line that starts at brace depth 0 of its chunk
- * it recognises
+ * noweb's autodefs.c misses "__global__ void plain(" and knows nothing of __device__. For each
+ * code line that starts at brace depth 0 of its chunk it recognises
  *     [qualifiers] type name(...        a function or kernel (not a prototype: no final ';')
  *     #define NAME                      a macro
  *     const/constexpr/__constant__/__device__ type NAME = ..., NAME2 = ...;   constants or variables
  *     struct/class/enum NAME, enum class NAME
  * and adds "@index defn NAME" after the line. finduses then marks the uses, noidx indexes them.
- * The book is cut into chapters at their titles, so a chunk before a chapter's "# " title is an error.
  * usage: nwmarkup x.nw | cudadefs | finduses | noidx | nw2md */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <ctype.h>
+#include "tool.h"
 
 static const char *not_names[] = {
     "if", "for", "while", "switch", "return", "sizeof", "else", "do", "case", "goto", "new",
@@ -139,21 +135,15 @@ static void scan(const char *s)
 
 int main(void)
 {
-    char *line = NULL, *text = NULL, file[4096] = "";
+    char *line = NULL, *text = NULL;
     size_t cap = 0, tlen = 0;
     ssize_t n;
-    int in_code = 0, start_depth = 0, titled = 0, bol = 0, failed = 0;
+    int in_code = 0, start_depth = 0;
     while ((n = getline(&line, &cap, stdin)) != -1) {
         fputs(line, stdout);
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
-        if (strncmp(line, "@file ", 6) == 0)
-            snprintf(file, sizeof file, "%s", line + 6), titled = 0;
-        titled |= bol && strncmp(line, "@text # ", 8) == 0;  /* a prose line that starts with "# " */
-        bol = strncmp(line, "@begin docs", 11) == 0 || (!in_code && strcmp(line, "@nl") == 0);
         if (strncmp(line, "@begin code", 11) == 0) {
-            if (!titled && (titled = failed = 1))
-                fprintf(stderr, "%s:1: expected a '# Title' heading before the first code chunk\n", file);
             in_code = 1, depth = 0, in_comment = 0, tlen = 0, start_depth = 0;
         } else if (strncmp(line, "@end code", 9) == 0) {
             in_code = 0;
@@ -161,8 +151,7 @@ int main(void)
             /* A use stands for code we cannot see here; count it as a word. */
             const char *piece = line[1] == 't' ? line + 6 : "CHUNK";
             size_t m = strlen(piece);
-            if ((text = realloc(text, tlen + m + 1)) == NULL)
-                return 2;
+            text = xrealloc(text, tlen + m + 1);
             memcpy(text + tlen, piece, m + 1);
             tlen += m;
         } else if (in_code && strcmp(line, "@nl") == 0) {
@@ -181,5 +170,5 @@ int main(void)
         fprintf(stderr, "cudadefs: cannot read the pipeline\n");
         return 1;
     }
-    return failed || ferror(stdout) ? 1 : 0;
+    return ferror(stdout) ? 1 : 0;
 }

@@ -1,13 +1,9 @@
 #!/bin/sh
 # figure.sh -- draws one figure of the book with gnuplot, from a measurement set's values table.
-#
-#   scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf
-#
-# The figure's declarations and variables are in notes/design.md ("Figures"); an .svg is for the
-# site, a .pdf for the PDF. A missing record or value draws a placeholder that says what to measure,
-# a stale one is drawn with STALE set; both warn, naming the set (VALUES.tsv's name). Errors (exit 1,
-# OUT left as it was) name the figure's line: a malformed declaration, a value the table lacks, mixed
-# units, a gnuplot error or warning.
+#   scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf   (notes/design.md, "Figures")
+# A missing record or value draws a placeholder that says what to measure, a stale one is drawn with
+# STALE set; both warn, naming the set. Errors (exit 1, OUT left as it was) name the figure's line: a
+# malformed declaration, an unknown record, mixed units, a gnuplot error or warning.
 set -u
 die() { echo "$*" >&2; exit 1; }
 [ $# -eq 3 ] || die "usage: scripts/book/figure.sh FIGURE.gp VALUES.tsv OUT.svg|OUT.pdf"
@@ -37,7 +33,7 @@ FNR == NR {
     if ($1 == "record") { status[$2] = $3; why[$2] = $4; runs[$2] = $5 }
     else if ($1 == "set" && $2 == "gpu") gpu = $3
     else if ($1 == "value") {
-        pos[$2 SUBSEP $3] = FNR; lab[$2 SUBSEP $4 SUBSEP $5] = FNR; nocc[$2 SUBSEP $4] = $6
+        pos[$2 SUBSEP $3] = FNR; key[$14] = FNR; nocc[$14] = $6   # by position and by key
         row[FNR] = $7 " " $8 " " $9; unit[FNR] = $11
     }
     next
@@ -56,11 +52,10 @@ FNR == NR {
         print "stale", name, why[name]
     }
     if (sel ~ /^[0-9]+\.[0-9]+$/) r = pos[name SUBSEP sel]
-    else {
-        k = 1
-        if (match(sel, /[ \t]+#[0-9]+$/)) { k = substr(sel, RSTART); sub(/.*#/, "", k); sel = substr(sel, 1, RSTART - 1) }
-        else if (nocc[name SUBSEP sel] > 1) { bad(FNR, ref ": " nocc[name SUBSEP sel] " values have this label; add #K for the K-th"); next }
-        r = lab[name SUBSEP sel SUBSEP k]
+    else {   # the key NAME: LABEL #K, blanks one each in the label (K is 1 when it is left out)
+        gsub(/[ \t]+/, " ", sel); k = name ": " sel (sel ~ / #[0-9]+$/ ? "" : " #1")
+        if (sel !~ / #[0-9]+$/ && nocc[k] > 1) { bad(FNR, ref ": " nocc[k] " values have this label; add #K for the K-th"); next }
+        r = key[k]
     }
     # A value its record lacks was not measured on this GPU, as the filter says (a warning).
     if (r == "") { lacks(ref, name " has no such value"); next }

@@ -1,12 +1,10 @@
 #!/bin/sh
 # navmeta.sh -- writes the navigation metadata of every HTML page: the book's contents, previous and next.
-#
-#   scripts/book/navmeta.sh OUTDIR CHAPTER...
-#
-# For each chapter book/NN-slug.nw it writes OUTDIR/NN-slug.yaml, and OUTDIR/index.yaml for the
-# front page, each replaced only when its contents change, so that editing one chapter's prose
-# rebuilds no other page unless a title changed. A title is the first "# " heading, before any code
-# chunk; it goes into a YAML literal block, which needs no escaping, and pandoc reads it as Markdown.
+#   scripts/book/navmeta.sh OUTDIR build/md/NN-slug.md...
+# From each chapter's woven Markdown it writes OUTDIR/NN-slug.yaml, and OUTDIR/index.yaml for the front
+# page, each replaced only when it changes (cpif), so that a prose edit rebuilds no other page unless a
+# title changed. A title is the first "# " heading (nwmarkup refused a chapter without one); it goes
+# into a YAML literal block, which needs no escaping, and pandoc reads it as Markdown.
 set -eu
 out=$1
 shift
@@ -15,13 +13,10 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/navmeta.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
 
 slugs=""
-for ch in "$@"; do
-    s=${ch##*/} && s=${s%.nw}
+for md in "$@"; do
+    s=${md##*/} && s=${s%.md}
     slugs="$slugs $s"
-    LC_ALL=C awk '/^<<[^<= \t].*>>=[ \t]*$/ { exit }
-        sub(/^# /, "") { sub(/[[:space:]]*[{][^}]*[}][[:space:]]*$/, ""); print; exit }' "$ch" >"$scratch/$s.title"
-    grep -q . "$scratch/$s.title" ||
-        { echo "$ch:1: expected a '# Title' heading before the first code chunk, found none" >&2; exit 1; }
+    LC_ALL=C awk 'sub(/^# /, "") { sub(/[[:space:]]*[{][^}]*[}][[:space:]]*$/, ""); print; exit }' "$md" >"$scratch/$s.title"
 done
 
 entry() {  # entry PREFIX SLUG: one link as YAML, after PREFIX: "- " in a list, "KEY:\n  " for a key

@@ -8,10 +8,7 @@
  * chunks and one of its identifiers. Author's text goes into code spans and blocks, so pandoc escapes it.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "tool.h"
 
 #define IDENT "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 #define CHUNK_NAME "\u27e8%s\u27e9"  /* code_span()'s format for a chunk's name */
@@ -35,27 +32,11 @@ static const char *chapter;  /* the chapter to write (-c) */
 static int here = -1;        /* its index in pages */
 static unsigned char *reach; /* reach[c * nchunks + r]: chunk c ends up in root chunk r */
 
-static void *need(void *p)
-{
-    if (p == NULL) {
-        fprintf(stderr, "nw2md: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n) { return need(realloc(p, n)); }
-
-static char *xstrdup(const char *s) { return strcpy(xrealloc(NULL, strlen(s) + 1), s); }
+static char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
 static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-static void push(struct list *l, char *s)
-{
-    if ((l->n & (l->n - 1)) == 0)  /* at powers of two the array doubles */
-        l->v = xrealloc(l->v, (size_t)(l->n ? 2 * l->n : 1) * sizeof *l->v);
-    l->v[l->n++] = s;
-}
+static void push(struct list *l, char *s) { *PUSH(l->v, l->n) = s; }
 
 static int chunk_of_label(const char *label)
 {
@@ -91,14 +72,11 @@ static void fence(FILE *out, size_t n) { while (n-- > 0) fputc('`', out); }
  * inside it. */
 static void code_span(FILE *out, const char *before, const char *after, const char *fmt, ...)
 {
-    char *s = NULL;
-    size_t len = 0;
-    FILE *text = need(open_memstream(&s, &len));
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(text, fmt, ap);
+    char *s = vfmt(fmt, ap);
     va_end(ap);
-    fclose(text);
+    size_t len = strlen(s);
     int pad = len > 0 && (s[0] == '`' || s[len - 1] == '`');
     fputs(before, out);
     fence(out, backticks(s) + 1);
@@ -174,28 +152,10 @@ static const char *language(int c)
             continue;
         if (strcmp(dot, ".sh") == 0)
             return "bash";
-        if (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0 || strcmp(dot, ".h") == 0 ||
-            strcmp(dot, ".c") == 0 || strcmp(dot, ".cpp") == 0)
+        if (strstr(" .cu .cuh .h .c .cpp ", fmt(" %s ", dot)))
             return "cuda";
     }
     return NULL;
-}
-
-static void read_all(void)
-{
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, stdin)) != -1) {
-        if (n > 0 && line[n - 1] == '\n')
-            line[--n] = '\0';
-        push(&lines, xstrdup(line));
-    }
-    if (ferror(stdin)) {
-        fprintf(stderr, "nw2md: cannot read the pipeline\n");
-        exit(1);
-    }
-    free(line);
 }
 
 /* First pass: the chapters, the chunks, their labels and their cross-references. */
@@ -211,9 +171,7 @@ static void collect(void)
             push(&pages, page_of(l + 6));
             num = 0;
         } else if (starts(l, "@begin code")) {
-            chunks = xrealloc(chunks, (size_t)(nchunks + 1) * sizeof *chunks);
-            c = &chunks[nchunks++];
-            *c = (struct chunk){.name = "", .file = pages.n - 1, .num = ++num};
+            *(c = PUSH(chunks, nchunks)) = (struct chunk){.name = "", .file = pages.n - 1, .num = ++num};
         } else if (starts(l, "@end code")) {
             c = NULL;
         } else if (c && starts(l, "@xref label ") && c->label == NULL) {
@@ -323,30 +281,22 @@ static void chunk_div(FILE *out, int k, const char *code, struct list *defs, str
     fprintf(out, "%s\n:::\n:::\n\n", said ? "" : "\u00a0");
 }
 
-struct buf { char *s; size_t len, cap; };
-
-static void append(struct buf *b, const char *s)
+/* Text gathered a piece at a time (a code line, a chunk's code): short, so copied whole each time. */
+static void append(char **b, const char *s)
 {
-    size_t n = strlen(s);
-    if (b->len + n + 1 > b->cap) {
-        b->cap = 2 * (b->len + n + 1);
-        b->s = xrealloc(b->s, b->cap);
-    }
-    memcpy(b->s + b->len, s, n + 1);
-    b->len += n;
+    size_t n = *b ? strlen(*b) : 0;
+    strcpy((*b = xrealloc(*b, n + strlen(s) + 1)) + n, s);
 }
-
-static void clear(struct buf *b) { b->len = 0, append(b, ""); }
+static void clear(char **b) { free(*b), *b = NULL, append(b, ""); }
 
 /* The code gathered so far as one highlighted block; nothing when there is none. */
-static void code_block(FILE *out, struct buf *code, const char *lang)
+static void code_block(FILE *out, char **code, const char *lang)
 {
-    if (code->len == 0)
+    size_t len = strlen(*code), n = backticks(*code) < 2 ? 3 : backticks(*code) + 1;  /* 3 backticks at least */
+    if (len == 0)
         return;
-    size_t n = backticks(code->s) < 2 ? 3 : backticks(code->s) + 1;  /* three backticks at least */
     fence(out, n);
-    fprintf(out, " {%s%s}\n%s%s", lang ? "." : "", lang ? lang : ".default", code->s,
-            code->s[code->len - 1] == '\n' ? "" : "\n");
+    fprintf(out, " {%s%s}\n%s%s", lang ? "." : "", lang ? lang : ".default", *code, (*code)[len - 1] == '\n' ? "" : "\n");
     fence(out, n);
     fputs("\n\n", out);
     clear(code);
@@ -418,7 +368,7 @@ static int index_list(FILE *out, const char *begin, const char *end, const char 
 static void emit(FILE *out)
 {
     int k = -1, file = -1, mine = 0;
-    struct buf code = {0}, quote = {0}, line = {0};  /* the current chunk's code and code line; a quote */
+    char *code = NULL, *quote = NULL, *line = NULL;  /* the current chunk's code and code line; a quote */
     int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0, line_text = 0;
     const char *line_use = NULL;  /* the chunk this code line uses; line_text: it holds more than blanks and it */
     const char *lang = NULL;      /* the current chunk's */
@@ -426,12 +376,24 @@ static void emit(FILE *out)
     char *bodytext = NULL;
     size_t bodylen = 0;
     struct list defs = {0}, pending = {0}, uses = {0}, uses_def = {0}, *defs_used = NULL;
+    char *prose = NULL, *tagged = NULL;  /* this prose line; "LINE TEXT" for each with a directive */
+    long lineno = 0;
     /* The filter names this file in its messages. */
     fprintf(out, "::: {.source file=\"%s\"}\n:::\n\n", chapter);
+    clear(&prose), clear(&tagged);
     for (int i = 0; i < lines.n; i++) {
         const char *l = lines.v[i];
+        if (strcmp(l, "@nl") == 0 || strcmp(l, "@index nl") == 0) {
+            if (mine && !in_code && (strstr(prose, "{{") || strstr(prose, "when="))) {
+                char n[32];
+                snprintf(n, sizeof n, "%ld ", lineno);
+                append(&tagged, n), append(&tagged, prose), append(&tagged, "\n");
+            }
+            clear(&prose), lineno++;
+        } else if (!in_code && starts(l, "@text "))
+            append(&prose, l + 6);
         if (starts(l, "@file ")) {
-            mine = ++file == here;
+            mine = ++file == here, lineno = 1;
         } else if (starts(l, "@begin code")) {
             k++;
             in_code = skip_nl = 1;  /* skip_nl: the newline of the <<name>>= line itself */
@@ -441,8 +403,8 @@ static void emit(FILE *out)
             lang = language(k);
             body = need(open_memstream(&bodytext, &bodylen));
         } else if (starts(l, "@end code")) {
-            if (line.len > 0)
-                append(&code, line.s);  /* a last line without a newline */
+            if (*line)
+                append(&code, line);  /* a last line without a newline */
             in_code = 0;
             code_block(body, &code, lang);
             fclose(body);
@@ -456,7 +418,7 @@ static void emit(FILE *out)
                 /* A line that only uses a chunk is a link to it, set as a line of the code. */
                 code_block(body, &code, lang);
                 fprintf(body, "::: chunkuse\n");
-                for (const char *p = line.s; *p == ' ' || *p == '\t'; p++)
+                for (const char *p = line; *p == ' ' || *p == '\t'; p++)
                     fputs(*p == '\t' ? "\u00a0\u00a0\u00a0\u00a0" : "\u00a0", body);
                 int u = first_of_name(line_use);
                 code_span(body, "[", "]{.chunkusename} ", CHUNK_NAME, line_use);
@@ -466,7 +428,7 @@ static void emit(FILE *out)
                 clear(&line), line_use = NULL, line_text = 0;
             } else if (in_code) {
                 append(&line, "\n");
-                append(&code, line.s);
+                append(&code, line);
                 clear(&line), line_use = NULL, line_text = 0;
             } else if (mine)
                 fputc('\n', out);
@@ -490,7 +452,7 @@ static void emit(FILE *out)
         } else if (strcmp(l, "@endquote") == 0) {
             in_quote = 0;
             if (mine)
-                code_span(out, "", "", "%s", quote.s);
+                code_span(out, "", "", "%s", quote);
         } else if (in_code && (strcmp(l, "@index begindefs") == 0 || strcmp(l, "@index enddefs") == 0)) {
             in_defs = strstr(l, "begin") != NULL;
         } else if (in_defs && starts(l, "@index isused ")) {
@@ -515,6 +477,14 @@ static void emit(FILE *out)
             pending.n = 0;
         }
     }
+    /* The prose lines that hold a directive or a condition, with their lines in the chapter, for
+     * the filter's messages: it reads no chapter itself. */
+    size_t f = backticks(tagged) < 3 ? 4 : backticks(tagged) + 1;
+    fprintf(out, "\n::: {.source-lines file=\"%s\"}\n", chapter);
+    fence(out, f);
+    fprintf(out, "\n%s", tagged);
+    fence(out, f);
+    fputs("\n:::\n", out);
     /* The chapter's indexes, from noidx's @xref chunk list and @index entry list. */
     fprintf(out, "\n## Index of chunks {#chunks-%s .unnumbered .chunkindex}\n\n", pages.v[here]);
     index_list(out, "@xref chunkbegin ", "@xref chunkend", "@xref chunkdefn ", "@xref chunkuse ", 1);
@@ -530,7 +500,17 @@ int main(int argc, char **argv)
         return 2;
     }
     chapter = argv[2];
-    read_all();
+    char *line = NULL;
+    size_t cap = 0;
+    for (ssize_t n; (n = getline(&line, &cap, stdin)) != -1; line = NULL, cap = 0) {  /* each line kept */
+        if (n > 0 && line[n - 1] == '\n')
+            line[n - 1] = '\0';
+        push(&lines, line);
+    }
+    if (ferror(stdin)) {
+        fprintf(stderr, "nw2md: cannot read the pipeline\n");
+        return 1;
+    }
     collect();
     if (here < 0) {
         fprintf(stderr, "nw2md: %s: expected a chapter of the pipeline, found none of that name\n", chapter);

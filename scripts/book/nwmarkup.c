@@ -8,24 +8,49 @@
  *
  * usage: nwmarkup FILE.nw...   (writes the pipeline to standard output)
  * A line that begins with "<<name" but never closes the name, an indented "<<name>>=", a NUL
- * byte and text that is not UTF-8 are errors, reported as FILE:LINE, and the exit status is 1
- * so that nothing downstream uses half a pipeline. "@<<" stands for "<<", in code and in prose.
+ * byte, text that is not UTF-8 and a chapter without a "# Title" line in its prose before its
+ * first code chunk (its code would run into the previous chapter) are errors, reported as
+ * FILE:LINE. "@<<" stands for "<<".
+ * The files are one web, and notangle cannot say where a chunk is used, loops on a cyclic one and
+ * cannot see two chapters write one file, so it also stops on: a chunk used but defined in no
+ * file up to the one that uses it; a chunk that uses itself, directly or through others; a chunk
+ * name defined in two files; a root chunk whose name has an extension but is not letters, digits,
+ * '_' or '-', a dot and the extension (a file of tangled/). The exit status is then 1, so that
+ * nothing downstream uses the pipeline.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <ctype.h>
 #include <errno.h>
+#include "tool.h"
+
+#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 static const char *file;  /* the file being read, for messages */
 static long lineno;
-static int errors;
+static int errors, nfile;
+static struct chunk { int file; char *name; long line; int used; } *chunks;  /* a name's first definition */
+static struct use { int chunk, file; char *name; long line; } *uses;        /* a use in a chunk's code */
+static int nchunks, nuses, current = -1;                                   /* current: the chunk read */
+static char **files;
 
-static void error(const char *what)
+static void error_at(const char *f, long line, const char *fmt, ...)
 {
-    fprintf(stderr, "%s:%ld: %s\n", file, lineno, what);
+    va_list ap;
+    fprintf(stderr, "%s:%ld: ", f, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
     errors++;
+}
+#define error(...) error_at(file, lineno, __VA_ARGS__)
+
+static int find_chunk(const char *name, size_t len)
+{
+    for (int i = 0; i < nchunks; i++)
+        if (strlen(chunks[i].name) == len && strncmp(chunks[i].name, name, len) == 0)
+            return i;
+    return -1;
 }
 
 /* A chunk name may start with anything but '<' (a launch's third '<'), '=' or a blank. */
@@ -85,14 +110,12 @@ static void text_line(const char *s, int code)
         } else if (code && s[0] == '<' && s[1] == '<' && name_start(s[2]) && (end = strstr(s + 2, ">>"))) {
             emit_text(start, (size_t)(s - start));
             printf("@use %.*s\n", (int)(end - (s + 2)), s + 2);
+            *PUSH(uses, nuses) = (struct use){current, nfile, xstrndup(s + 2, (size_t)(end - (s + 2))), lineno};
             s = start = end + 2;
         } else if (code && s[0] == '<' && s[1] == '<') {
             /* No closing ">>": a shift, unless the line is only a reference gone wrong. */
-            if (line + strspn(line, " \t") == s && name_start(s[2])) {
-                char msg[512];
-                snprintf(msg, sizeof msg, "unterminated chunk name: expected '>>' to close '%.40s'", s);
-                error(msg);
-            }
+            if (line + strspn(line, " \t") == s && name_start(s[2]))
+                error("unterminated chunk name: expected '>>' to close '%.40s'", s);
             s += 2;
         } else
             s++;
@@ -111,11 +134,12 @@ static void markup(const char *path)
         return;
     }
     static int chunk = 0;  /* chunk numbers run on across files, as in noweb */
-    int in_code = 0;
-    char *line = NULL, msg[96];
+    int in_code = 0, titled = 0;
+    char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     printf("@file %s\n@begin docs %d\n", path, chunk);
+    current = -1;
     while ((n = getline(&line, &cap, f)) != -1) {
         lineno++;
         if (n > 0 && line[n - 1] == '\n')
@@ -125,9 +149,7 @@ static void markup(const char *path)
         const char *name, *indent = line + strspn(line, " \t");
         size_t len, bad = bad_byte((const unsigned char *)line, (size_t)n);
         if (bad < (size_t)n) {
-            snprintf(msg, sizeof msg, "%s at column %zu: a chapter is UTF-8 text",
-                     line[bad] ? "a byte that is not UTF-8" : "a NUL byte", bad + 1);
-            error(msg);
+            error("%s at column %zu: a chapter is UTF-8 text", line[bad] ? "a byte that is not UTF-8" : "a NUL byte", bad + 1);
             continue;
         }
         if (indent != line && is_definition(indent, &name, &len))
@@ -135,7 +157,15 @@ static void markup(const char *path)
         else if (is_definition(line, &name, &len)) {
             printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
             printf("@begin code %d\n@defn %.*s\n@nl\n", ++chunk, (int)len, name);
+            if (!titled && (titled = 1))
+                error_at(file, 1, "expected a '# Title' heading before the first code chunk");
             in_code = 1;
+            if ((current = find_chunk(name, len)) < 0) {
+                *PUSH(chunks, nchunks) = (struct chunk){nfile, xstrndup(name, len), lineno, 0};
+                current = nchunks - 1;
+            } else if (chunks[current].file != nfile)
+                error("chunk <<%s>> is already defined at %s:%ld; a chunk name belongs to one chapter",
+                      chunks[current].name, files[chunks[current].file], chunks[current].line);
             continue;
         }
         const char *close = strstr(line, ">>");
@@ -155,17 +185,20 @@ static void markup(const char *path)
             }
             printf("@end %s %d\n@begin docs %d\n", in_code ? "code" : "docs", chunk, chunk + 1);
             chunk++;
-            in_code = 0;
+            in_code = 0, current = -1;
             if (!def) {
                 text_line(rest, 0);
                 printf("@nl\n");
             }
             continue;
         }
+        titled |= !in_code && strncmp(line, "# ", 2) == 0;
         text_line(line[0] == '@' && line[1] == '@' ? line + 1 : line, in_code);  /* a leading "@@" is "@" */
         printf("@nl\n");
     }
     printf("@end %s %d\n", in_code ? "code" : "docs", chunk++);
+    if (!titled)
+        error_at(file, 1, "expected a '# Title' heading, found none");
     free(line);
     if (ferror(f)) {
         fprintf(stderr, "nwmarkup: %s: cannot read the chapter: %s\n", path, strerror(errno));
@@ -175,14 +208,72 @@ static void markup(const char *path)
         fclose(f);
 }
 
+/* Depth-first over the uses; on a cycle, its path, once. state[c]: 0 unseen, 1 on the path, 2 done. */
+static int *state, *path, depth;
+
+static int visit(int c)
+{
+    if (state[c] == 2)
+        return 0;
+    if (state[c] == 1) {
+        int from = 0;
+        while (path[from] != c)
+            from++;
+        fprintf(stderr, "%s:%ld: cyclic chunk: ", files[chunks[c].file], chunks[c].line);
+        for (int i = from; i < depth; i++)
+            fprintf(stderr, "<<%s>> -> ", chunks[path[i]].name);
+        fprintf(stderr, "<<%s>>; a chunk cannot include itself\n", chunks[c].name);
+        errors++;
+        return 1;
+    }
+    state[c] = 1;
+    path[depth++] = c;
+    for (int i = 0, d; i < nuses; i++)
+        if (uses[i].chunk == c && (d = find_chunk(uses[i].name, strlen(uses[i].name))) >= 0 && visit(d))
+            return 1;
+    depth--;
+    state[c] = 2;
+    return 0;
+}
+
+/* The checks of the whole web, once every file is read. */
+static void check_web(void)
+{
+    for (int i = 0; i < nuses; i++) {
+        int d = find_chunk(uses[i].name, strlen(uses[i].name));
+        if (d < 0 || chunks[d].file > uses[i].file)
+            error_at(files[uses[i].file], uses[i].line, "undefined chunk: <<%s>> is used here but no '<<%s>>=' "
+                     "defines it in this chapter or an earlier one", uses[i].name, uses[i].name);
+        else
+            chunks[d].used = 1;
+    }
+    state = need(calloc((size_t)nchunks + 1, sizeof *state));
+    path = need(calloc((size_t)nchunks + 1, sizeof *path));
+    for (int c = 0; c < nchunks && errors == 0; c++)
+        visit(c);
+    for (int c = 0; c < nchunks; c++) {
+        const char *name = chunks[c].name, *dot = strrchr(name, '.');
+        if (chunks[c].used)
+            continue;
+        if (!dot || dot[1] == '\0' || dot[1 + strspn(dot + 1, ALNUM)] != '\0')
+            fprintf(stderr, "%s:%ld: warning: chunk <<%s>> is never used and is not a file\n",
+                    files[chunks[c].file], chunks[c].line, name);
+        else if (dot == name || (size_t)(dot - name) != strspn(name, ALNUM "_-"))
+            error_at(files[chunks[c].file], chunks[c].line, "root chunk <<%s>> names a file of tangled/, so it must "
+                     "be letters, digits, '_' or '-', then '.' and an extension of letters and digits", name);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: nwmarkup FILE.nw...\n");
         return 2;
     }
-    for (int i = 1; i < argc; i++)
-        markup(argv[i]);
+    files = argv + 1;
+    for (nfile = 0; nfile < argc - 1; nfile++)
+        markup(files[nfile]);
+    check_web();
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nwmarkup: cannot write the pipeline: %s\n", strerror(errno));
         return 1;

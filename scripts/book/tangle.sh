@@ -1,21 +1,20 @@
 #!/bin/sh
-# tangle.sh -- writes every root file of the book's chapters into a folder, or checks that folder.
+# tangle.sh -- writes every root file of the book's chapters into a folder.
 #
 #   scripts/book/tangle.sh DIR CHAPTER...          update DIR (tangled/): a file changes only when
 #                                             its contents do, files no chapter defines go away
-#   scripts/book/tangle.sh --check DIR CHAPTER...  change nothing; fail if DIR differs from the book
 #   scripts/book/tangle.sh --lines ROOT CHAPTER... print ROOT with #line directives into the .nw,
 #                                             so that compiler errors point into the book
 #
 # DIR also gets roots.tsv, a line "CHAPTER<tab>ROOT" for each root. The whole book is checked
-# (nwcheck) and tangled into a scratch folder first; DIR is touched only when that succeeds, and
-# each file is replaced by rename, so a failure leaves the last good DIR as it was.
+# (nwmarkup) and tangled into a scratch folder first; DIR is touched only when that succeeds, and
+# each file is replaced by rename (cpif would copy in place), so a failure leaves the last good DIR.
 set -eu
 TOOLS=${TOOLS:-build/tools}
 NWLIB=${NWLIB:-/usr/lib/noweb}
-mode=update
-case ${1:-} in --check | --lines) mode=${1#--}; shift ;; esac
-[ $# -ge 2 ] || { echo "usage: tangle.sh [--check|--lines ROOT] DIR CHAPTER..." >&2; exit 2; }
+lines=
+[ "${1:-}" != --lines ] || { lines=1; shift; }
+[ $# -ge 2 ] || { echo "usage: tangle.sh [--lines ROOT | DIR] CHAPTER..." >&2; exit 2; }
 target=$1
 shift
 for ch in "$@"; do
@@ -27,41 +26,26 @@ trap 'rm -rf "$scratch"' EXIT INT TERM
 mkdir "$scratch/files"
 # The book is one web: a chapter may use the chunks of an earlier one.
 "$TOOLS/nwmarkup" "$@" >"$scratch/book.pipe"
-"$TOOLS/nwcheck" "$scratch/book.pipe" >"$scratch/roots"
-[ "$mode" != lines ] || { "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$target" <"$scratch/book.pipe"; exit; }
-cut -f 2 "$scratch/roots" | while IFS= read -r root; do
+[ -z "$lines" ] || { "$NWLIB/nt" -t -L'#line %L "%F"%N' -R"$target" <"$scratch/book.pipe"; exit; }
+# The roots that are files (nwmarkup checked their names), each with the chapter that defines it, in
+# the book's order: roots.tsv, for make run CHAPTER=NN where there is no noweb.
+noroots "$@" | sed -n 's/^<<\(.*\.[A-Za-z0-9][A-Za-z0-9]*\)>>$/\1/p' | awk 'NR == FNR { root[$0]; next }
+    /^@file / { f = substr($0, 7) } /^@defn / && (substr($0, 7) in root) { print f "\t" substr($0, 7); delete root[substr($0, 7)] }' \
+    - "$scratch/book.pipe" >"$scratch/files/roots.tsv"
+cut -f 2 "$scratch/files/roots.tsv" | while IFS= read -r root; do
     "$NWLIB/nt" -t -R"$root" <"$scratch/book.pipe" >"$scratch/files/$root"
 done
-# Which chapter defines each root, for make run CHAPTER=NN where there is no noweb.
-cp "$scratch/roots" "$scratch/files/roots.tsv"
 
 mkdir -p "$target"
-status=0
 for f in "$scratch"/files/*; do
-    [ -e "$f" ] || continue
     name=${f##*/}
     cmp -s "$f" "$target/$name" && continue
-    if [ "$mode" = check ]; then
-        echo "$target/$name: out of date with the book (run make tangle and commit it)" >&2
-        status=1
-    elif cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name"; then
-        echo "tangled $target/$name"
-    else
-        rm -f "$target/.$name.tmp"
-        echo "$target/$name: cannot write the tangled file" >&2
-        exit 1
-    fi
+    cp "$f" "$target/.$name.tmp" && mv "$target/.$name.tmp" "$target/$name" ||
+        { rm -f "$target/.$name.tmp"; echo "$target/$name: cannot write the tangled file" >&2; exit 1; }
+    echo "tangled $target/$name"
 done
 for f in "$target"/*; do
-    [ -e "$f" ] || continue
-    name=${f##*/}
-    [ -e "$scratch/files/$name" ] && continue
-    if [ "$mode" = check ]; then
-        printf '%s\n' "$target/$name: no chapter defines this file any more (run make tangle)" >&2
-        status=1
-    else
-        rm -f "$f"
-        printf '%s\n' "removed $target/$name: no chapter defines it"
-    fi
+    [ -e "$f" ] && [ ! -e "$scratch/files/${f##*/}" ] || continue
+    rm -f "$f"
+    printf '%s\n' "removed $f: no chapter defines it"
 done
-exit $status

@@ -3,10 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "tool.h"
 
 /* The header's own keys, each needed once; every other "key value" line of the header (a key of a-z,
  * 0-9 and _) is provenance, whatever make run wrote (scripts/gpu/gpuinfo.cu and run.sh own them), and
@@ -20,262 +17,223 @@ static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s"
 
 struct pair { const char *a, *b; };          /* uses FILE HEX; a sha256sum line: path, hex */
 struct line { const char *kind, *text; };    /* kind "$", "o" or "e" */
-struct run { size_t first, n; const char **out; size_t nout; int exit; double wall; };
+struct run { size_t first, n; const char **out; size_t *outline, nout; int exit; double wall; };
 struct record {
-	char *path, *name;
-	const char *hdr[NKEYS];
-	const char *prov[MAXPROV][2];   /* from compile on, every key and value, in the record's order */
-	size_t nprov;
-	struct pair *uses;
-	size_t nuses, nlines, nruns;
-	struct line *lines;
-	struct run *runs;
+    char *path, *name;
+    const char *hdr[NKEYS];
+    const char *prov[MAXPROV][2];   /* from compile on, every key and value, in the record's order */
+    size_t nprov;
+    struct pair *uses;
+    size_t nuses, nlines, nruns;
+    struct line *lines;
+    struct run *runs;
 };
 struct num {                  /* a number in an output line */
-	double v, lo, hi;         /* its value; its range over one run's launches: (LO to HI) after it */
-	int dec, exp, range;      /* decimals printed (of the mantissa, the most of the three); printed
-	                           * with an exponent; a range follows it */
-	const char *unit;         /* NULL when the next word is no unit */
-	size_t start, end, fend;  /* where it starts and ends, and where its field ends */
-	int ends;                 /* it ends its field */
+    double v, lo, hi;         /* its value; its range over one run's launches: (LO to HI) after it */
+    int dec, exp, range;      /* decimals printed (of the mantissa, the most of the three); printed
+                               * with an exponent; a range follows it */
+    const char *unit;         /* NULL when the next word is no unit */
+    size_t start, end, fend;  /* where it starts and ends, and where its field ends */
+    int ends;                 /* it ends its field */
 };
 struct value {
-	int l, f, occ, nocc, dec;
-	char *label, *med, *min, *max;
-	const char *unit, *spread;   /* spread: what MIN and MAX span, "runs" or "launches" */
+    int l, f, occ, nocc, dec;
+    char *label, *med, *min, *max;
+    const char *unit, *spread;   /* spread: what MIN and MAX span, "runs" or "launches" */
 };
 
 static int errors;
 
-/* This is a one-shot tool: memory is given back when it exits, and running out of it is fatal. */
-static void *xrealloc(void *p, size_t n)
-{
-	if (!(p = realloc(p, n ? n : 1))) {
-		fputs("values: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-static char *xstrndup(const char *s, size_t n)
-{
-	char *p = xrealloc(NULL, n + 1);
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-/* Room for element n of an array that grows by doubling: it reallocates at 0, 1, 2, 4, 8, ... */
-static void *grow(void *p, size_t n, size_t size)
-{
-	return (n & (n - 1)) == 0 ? xrealloc(p, (n ? 2 * n : 1) * size) : p;
-}
-#define PUSH(a, n) ((a) = grow((a), (n), sizeof *(a)), &(a)[(n)++])
-
 /* "FILE:LINE: expected WHAT, found 'TEXT'" (found NULL: the end of the file). */
 static int fail(const char *path, size_t lineno, const char *found, const char *fmt, ...)
 {
-	va_list ap;
+    va_list ap;
 
-	fprintf(stderr, "%s:%zu: expected ", path, lineno);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (found)
-		fprintf(stderr, ", found '%.80s%s'\n", found, strlen(found) > 80 ? "..." : "");
-	else
-		fputs(", found the end of the file\n", stderr);
-	errors++;
-	return -1;
+    fprintf(stderr, "%s:%zu: expected ", path, lineno);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (found)
+        fprintf(stderr, ", found '%.80s%s'\n", found, strlen(found) > 80 ? "..." : "");
+    else
+        fputs(", found the end of the file\n", stderr);
+    errors++;
+    return -1;
 }
 
 /* The code point of a control character but tab and newline, or of a bidirectional control
  * (U+202A..U+202E, U+2066..U+2069: they reorder the text shown), at s; -1 for any other. */
 static long control(const unsigned char *s)
 {
-	if ((*s < 32 && *s != '\t' && *s != '\n') || *s == 127 || (*s == 0xc2 && s[1] - 0x80u < 32))
-		return *s == 0xc2 ? s[1] : *s;
-	if (*s == 0xe2 && ((s[1] == 0x80 && s[2] - 0xaau < 5) || (s[1] == 0x81 && s[2] - 0xa6u < 4)))
-		return 0x2000 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
-	return -1;
+    if ((*s < 32 && *s != '\t' && *s != '\n') || *s == 127 || (*s == 0xc2 && s[1] - 0x80u < 32))
+        return *s == 0xc2 ? s[1] : *s;
+    if (*s == 0xe2 && ((s[1] == 0x80 && s[2] - 0xaau < 5) || (s[1] == 0x81 && s[2] - 0xa6u < 4)))
+        return 0x2000 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+    return -1;
 }
 
 /* The lines of a file, cut in place; NULL after an error message. */
 static char **read_lines(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *p, *nl, **lines = xrealloc(NULL, sizeof *lines);
-	size_t len = 0, cap = 0, got = 1;
-	long c = -1;
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL, *p, *nl, **lines = xrealloc(NULL, sizeof *lines);
+    size_t len = 0, cap = 0, got = 1;
+    long c = -1;
 
-	while (f && got > 0) {
-		if (len == cap)
-			buf = xrealloc(buf, (cap = 2 * cap + 65536) + 1);
-		len += got = fread(buf + len, 1, cap - len, f);
-	}
-	if (!f || ferror(f)) {
-		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
-		errors++;
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	/* Text: no control character but tab, and no bidirectional control; a NUL would cut a line short. */
-	for (*n = 0, p = buf; p < buf + len && (c = control((unsigned char *)p)) < 0; p++)
-		*n += *p == '\n';
-	if (p < buf + len) {
-		fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n + 1, c);
-		errors++;
-		return NULL;
-	}
-	for (*n = 0, p = buf; *p; p = nl + 1) {
-		*PUSH(lines, *n) = p;
-		if (!(nl = strchr(p, '\n')))
-			break;
-		*nl = '\0';
-	}
-	return lines;
+    while (f && got > 0) {
+        if (len == cap)
+            buf = xrealloc(buf, (cap = 2 * cap + 65536) + 1);
+        len += got = fread(buf + len, 1, cap - len, f);
+    }
+    if (!f || ferror(f)) {
+        fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+        errors++;
+        return NULL;
+    }
+    fclose(f);
+    buf[len] = '\0';
+    /* Text: no control character but tab, and no bidirectional control; a NUL would cut a line short. */
+    for (*n = 0, p = buf; p < buf + len && (c = control((unsigned char *)p)) < 0; p++)
+        *n += *p == '\n';
+    if (p < buf + len) {
+        fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n + 1, c);
+        errors++;
+        return NULL;
+    }
+    for (*n = 0, p = buf; *p; p = nl + 1) {
+        *PUSH(lines, *n) = p;
+        if (!(nl = strchr(p, '\n')))
+            break;
+        *nl = '\0';
+    }
+    return lines;
 }
 
-static int is_hex64(const char *s)
-{
-	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
-}
+static int is_hex64(const char *s) { return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64; }
 static int ends_with(const char *s, const char *tail)
 {
-	size_t n = strlen(s), t = strlen(tail);
-	return n >= t && strcmp(s + n - t, tail) == 0;
+    return strlen(s) >= strlen(tail) && strcmp(s + strlen(s) - strlen(tail), tail) == 0;
 }
 static int is_date(const char *s)  /* as date -u +%Y-%m-%dT%H:%M:%SZ writes it */
 {
-	const char *p = "0000-00-00T00:00:00Z", *t = s;
-	while (*p && (*p == '0' ? isdigit((unsigned char)*t) : *t == *p))
-		p++, t++;
-	return !*p && !*t && atoi(s + 5) - 1u < 12 && atoi(s + 8) - 1u < 31 && atoi(s + 11) < 24 &&
-	       atoi(s + 14) < 60 && atoi(s + 17) < 61;
+    const char *p = "0000-00-00T00:00:00Z", *t = s;
+    while (*p && (*p == '0' ? isdigit((unsigned char)*t) : *t == *p))
+        p++, t++;
+    return !*p && !*t && atoi(s + 5) - 1u < 12 && atoi(s + 8) - 1u < 31 && atoi(s + 11) < 24 &&
+           atoi(s + 14) < 60 && atoi(s + 17) < 61;
 }
 
 /* Every header key but uses is needed once; they are checked where the first run should start, so
  * a torn header is named at the line where it stops. */
 static int check_header(struct record *r, size_t lineno, const char *found)
 {
-	size_t k;
-
-	for (k = 0; k < NKEYS; k++)
-		if (!r->hdr[k])
-			return fail(r->path, lineno, found, "'%s VALUE' in the header", keys[k]);
-	return 0;
+    for (size_t k = 0; k < NKEYS; k++)
+        if (!r->hdr[k])
+            return fail(r->path, lineno, found, "'%s VALUE' in the header", keys[k]);
+    return 0;
 }
 
 static int header_line(struct record *r, size_t lineno, char *line, size_t kl, char *val)
 {
-	size_t k, len = strlen(r->name);
-	char *sp;
+    size_t k, len = strlen(r->name);
+    char *sp;
 
-	if (kl == 4 && strncmp(line, "uses", 4) == 0) {
-		if (!(sp = strchr(val, ' ')) || !is_hex64(sp + 1))
-			return fail(r->path, lineno, line, "'uses FILE HEX'");
-		*PUSH(r->uses, r->nuses) = (struct pair){ xstrndup(val, (size_t)(sp - val)), sp + 1 };
-		return 0;
-	}
-	for (k = 0; k < NKEYS && !(strlen(keys[k]) == kl && strncmp(line, keys[k], kl) == 0); k++)
-		;
-	if (kl == 0 || strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_") < kl)
-		return fail(r->path, lineno, line, "a header line 'KEY VALUE' (KEY of a-z, 0-9 and _) or " RUN_SHAPE);
-	for (size_t p = 0; p < r->nprov; p++)
-		if (strlen(r->prov[p][0]) == kl && strncmp(r->prov[p][0], line, kl) == 0)
-			return fail(r->path, lineno, line, "one '%.*s' line, not two", (int)kl, line);
-	if (k < NKEYS && r->hdr[k])
-		return fail(r->path, lineno, line, "one '%s' line, not two", keys[k]);
-	if (!*val)
-		return fail(r->path, lineno, line, "'%.*s VALUE'", (int)kl, line);
-	if (r->nprov == MAXPROV && k >= K_COMPILE)
-		return fail(r->path, lineno, line, "at most %d provenance lines", MAXPROV);
-	if (k == NKEYS)
-		return line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val, 0;
-	if (k == K_NAME && strcmp(val, r->name))
-		return fail(r->path, lineno, line, "'name %s', the name of the file", r->name);
-	if (k == K_SOURCE && (strncmp(val, r->name, len) || (strcmp(val + len, ".cu") && strcmp(val + len, ".sh"))))
-		return fail(r->path, lineno, line, "'source %s.cu' or 'source %s.sh', its name's", r->name, r->name);
-	if (k == K_DATE && !is_date(val))
-		return fail(r->path, lineno, line, "'date YYYY-MM-DDTHH:MM:SSZ' (UTC, as date -u writes it)");
-	if (k == K_KIND && strcmp(val, "program") && strcmp(val, "session"))
-		return fail(r->path, lineno, line, "'kind program' or 'kind session'");
-	if (k == K_SHA256 && !is_hex64(val))
-		return fail(r->path, lineno, line, "'sha256 HEX' (64 lower-case hex digits)");
-	if (k >= K_COMPILE)
-		line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val;
-	r->hdr[k] = val;
-	return 0;
+    if (kl == 4 && strncmp(line, "uses", 4) == 0) {
+        if (!(sp = strchr(val, ' ')) || !is_hex64(sp + 1))
+            return fail(r->path, lineno, line, "'uses FILE HEX'");
+        *PUSH(r->uses, r->nuses) = (struct pair){ xstrndup(val, (size_t)(sp - val)), sp + 1 };
+        return 0;
+    }
+    for (k = 0; k < NKEYS && !(strlen(keys[k]) == kl && strncmp(line, keys[k], kl) == 0); k++)
+        ;
+    if (kl == 0 || strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_") < kl)
+        return fail(r->path, lineno, line, "a header line 'KEY VALUE' (KEY of a-z, 0-9 and _) or " RUN_SHAPE);
+    for (size_t p = 0; p < r->nprov; p++)
+        if (strlen(r->prov[p][0]) == kl && strncmp(r->prov[p][0], line, kl) == 0)
+            return fail(r->path, lineno, line, "one '%.*s' line, not two", (int)kl, line);
+    if (k < NKEYS && r->hdr[k])
+        return fail(r->path, lineno, line, "one '%s' line, not two", keys[k]);
+    if (!*val)
+        return fail(r->path, lineno, line, "'%.*s VALUE'", (int)kl, line);
+    if (r->nprov == MAXPROV && k >= K_COMPILE)
+        return fail(r->path, lineno, line, "at most %d provenance lines", MAXPROV);
+    if (k == NKEYS)
+        return line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val, 0;
+    if (k == K_NAME && strcmp(val, r->name))
+        return fail(r->path, lineno, line, "'name %s', the name of the file", r->name);
+    if (k == K_SOURCE && (strncmp(val, r->name, len) || (strcmp(val + len, ".cu") && strcmp(val + len, ".sh"))))
+        return fail(r->path, lineno, line, "'source %s.cu' or 'source %s.sh', its name's", r->name, r->name);
+    if (k == K_DATE && !is_date(val))
+        return fail(r->path, lineno, line, "'date YYYY-MM-DDTHH:MM:SSZ' (UTC, as date -u writes it)");
+    if (k == K_KIND && strcmp(val, "program") && strcmp(val, "session"))
+        return fail(r->path, lineno, line, "'kind program' or 'kind session'");
+    if (k == K_SHA256 && !is_hex64(val))
+        return fail(r->path, lineno, line, "'sha256 HEX' (64 lower-case hex digits)");
+    if (k >= K_COMPILE)
+        line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val;
+    r->hdr[k] = val;
+    return 0;
 }
 
 /* Reads SETDIR/FILE; NULL after an error message. */
 static struct record *load(const char *dir, const char *file)
 {
-	struct record *r = xrealloc(NULL, sizeof *r);
-	char **lines;
-	size_t n, i, end = 0, ended = 0;
-	int at = 0;
+    struct record *r = need(calloc(1, sizeof *r));
+    char **lines;
+    size_t n, i, end = 0, ended = 0;
+    int at = 0;
 
-	memset(r, 0, sizeof *r);
-	r->path = xrealloc(NULL, strlen(dir) + strlen(file) + 2);
-	sprintf(r->path, "%s/%s", dir, file);
-	r->name = xstrndup(file, strlen(file) - 4);
-	if (!(lines = read_lines(r->path, &n)))
-		return NULL;
-	for (i = 0; i < n; i++) {
-		char *line = lines[i], *val;
-		size_t kl = strcspn(line, " ");
+    r->path = fmt("%s/%s", dir, file);
+    r->name = xstrndup(file, strlen(file) - 4);
+    if (!(lines = read_lines(r->path, &n)))
+        return NULL;
+    for (i = 0; i < n; i++) {
+        char *line = lines[i], *val;
+        size_t kl = strcspn(line, " ");
 #define KEY(k) (kl == strlen(k) && strncmp(line, k, kl) == 0)
-		val = line + kl + (line[kl] == ' ');
-		if (ended) {
-			fail(r->path, i + 1, line, "nothing after '%s'", lines[ended - 1]);
-			return NULL;
-		}
-		if (!r->nruns && line[0] == '#')
-			continue;
-		if (KEY("run")) {
-			size_t num;
-			int ex;
-			double wall;
-			if (!r->nruns && check_header(r, i + 1, line))
-				return NULL;
-			if (sscanf(line, "run %zu exit %d wall_s %lf%n", &num, &ex, &wall, &at) != 3 || line[at] ||
-			    num != r->nruns + 1) {
-				fail(r->path, i + 1, line, "'run %zu exit N wall_s S'", r->nruns + 1);
-				return NULL;
-			}
-			*PUSH(r->runs, r->nruns) = (struct run){ r->nlines, 0, NULL, 0, ex, wall };
-		} else if (r->nruns && (KEY("$") || KEY("o") || KEY("e"))) {
-			struct run *run = &r->runs[r->nruns - 1];
-			line[1] = '\0';          /* the line's key is its kind */
-			*PUSH(r->lines, r->nlines) = (struct line){ line, val };
-			run->n++;
-			if (line[0] == 'o')
-				*PUSH(run->out, run->nout) = val;
-		} else if (r->nruns && KEY("end")) {
-			if (sscanf(line, "end %zu%n", &end, &at) != 1 || line[at] || end != r->nruns) {
-				fail(r->path, i + 1, line, "'end %zu' (the record has %zu run%s)", r->nruns, r->nruns,
-				     r->nruns == 1 ? "" : "s");
-				return NULL;
-			}
-			ended = i + 1;
-		} else if (r->nruns) {
-			fail(r->path, i + 1, line, "'$ COMMAND', 'o LINE', 'e LINE', " RUN_SHAPE " or 'end N'");
-			return NULL;
-		} else if (header_line(r, i + 1, line, kl, val))
-			return NULL;
+        val = line + kl + (line[kl] == ' ');
+        if (ended)
+            return fail(r->path, i + 1, line, "nothing after '%s'", lines[ended - 1]), NULL;
+        if (!r->nruns && line[0] == '#')
+            continue;
+        if (KEY("run")) {
+            size_t num;
+            int ex;
+            double wall;
+            if (!r->nruns && check_header(r, i + 1, line))
+                return NULL;
+            if (sscanf(line, "run %zu exit %d wall_s %lf%n", &num, &ex, &wall, &at) != 3 || line[at] ||
+                num != r->nruns + 1)
+                return fail(r->path, i + 1, line, "'run %zu exit N wall_s S'", r->nruns + 1), NULL;
+            *PUSH(r->runs, r->nruns) = (struct run){ r->nlines, 0, NULL, NULL, 0, ex, wall };
+        } else if (r->nruns && (KEY("$") || KEY("o") || KEY("e"))) {
+            struct run *run = &r->runs[r->nruns - 1];
+            line[1] = '\0';          /* the line's key is its kind */
+            *PUSH(r->lines, r->nlines) = (struct line){ line, val };
+            run->n++;
+            if (line[0] == 'o')
+                run->outline = grow(run->outline, run->nout, sizeof *run->outline), run->outline[run->nout] = i + 1,
+                *PUSH(run->out, run->nout) = val;
+        } else if (r->nruns && KEY("end")) {
+            if (sscanf(line, "end %zu%n", &end, &at) != 1 || line[at] || end != r->nruns)
+                return fail(r->path, i + 1, line, "'end %zu' (the record has %zu run%s)", r->nruns, r->nruns,
+                            r->nruns == 1 ? "" : "s"), NULL;
+            ended = i + 1;
+        } else if (r->nruns)
+            return fail(r->path, i + 1, line, "'$ COMMAND', 'o LINE', 'e LINE', " RUN_SHAPE " or 'end N'"), NULL;
+        else if (header_line(r, i + 1, line, kl, val))
+            return NULL;
 #undef KEY
-	}
-	if (!r->nruns) {
-		if (!check_header(r, n + 1, NULL))
-			fail(r->path, n + 1, NULL, "'run 1 exit N wall_s S'");
-		return NULL;
-	}
-	if (!ended) {
-		fail(r->path, n + 1, NULL, "'end %zu' (the record is incomplete; make run ONLY=%s measures it again)",
-		     r->nruns, r->name);
-		return NULL;
-	}
-	return r;
+    }
+    if (!r->nruns) {
+        if (!check_header(r, n + 1, NULL))
+            fail(r->path, n + 1, NULL, "'run 1 exit N wall_s S'");
+        return NULL;
+    }
+    if (!ended)
+        return fail(r->path, n + 1, NULL, "'end %zu' (the record is incomplete; make run ONLY=%s measures it again)",
+                    r->nruns, r->name), NULL;
+    return r;
 }
 
 /* The numbers of a line (design.md, "Numbers", "Labels" and "Ranges"); *out is malloc'ed. */
@@ -288,94 +246,100 @@ static int touches(int c) { return isalnum(c) || c == '_' || c == '.'; }
  * doubles (ERANGE): they are text. */
 static size_t number_at(const char *s, size_t i, double *d, int *dec, int *exp, int *ok)
 {
-	size_t j = i + (s[i] == '-'), k;
+    size_t j = i + (s[i] == '-'), k;
 
-	if (!isdigit((unsigned char)s[j]) || (i > 0 && touches((unsigned char)s[i - 1])))
-		return 0;
-	*dec = *exp = 0;
-	while (isdigit((unsigned char)s[j]))
-		j++;
-	if (s[j] == '.' && isdigit((unsigned char)s[j + 1]))
-		for (j++; isdigit((unsigned char)s[j]); j++)
-			++*dec;
-	if (s[j] == 'e' || s[j] == 'E') {
-		k = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
-		if (isdigit((unsigned char)s[k])) {
-			for (j = k; isdigit((unsigned char)s[j]); j++)
-				;
-			*exp = 1;
-		}
-	}
-	errno = 0;
-	*d = strtod(s + i, NULL);
-	*ok = !touches((unsigned char)s[j]) && errno != ERANGE;
-	return j;
+    if (!isdigit((unsigned char)s[j]) || (i > 0 && touches((unsigned char)s[i - 1])))
+        return 0;
+    *dec = *exp = 0;
+    while (isdigit((unsigned char)s[j]))
+        j++;
+    if (s[j] == '.' && isdigit((unsigned char)s[j + 1]))
+        for (j++; isdigit((unsigned char)s[j]); j++)
+            ++*dec;
+    if (s[j] == 'e' || s[j] == 'E') {
+        k = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
+        if (isdigit((unsigned char)s[k])) {
+            for (j = k; isdigit((unsigned char)s[j]); j++)
+                ;
+            *exp = 1;
+        }
+    }
+    errno = 0;
+    *d = strtod(s + i, NULL);
+    *ok = !touches((unsigned char)s[j]) && errno != ERANGE;
+    return j;
 }
 
 static size_t numbers(const char *s, struct num **out)
 {
-	size_t i = 0, j, k, n = 0, u, a, b;
-	struct num *v = NULL, *x;
-	double d, lo, hi;
-	int dec, exp, ok, dlo, dhi, elo, ehi;
+    size_t i = 0, j, k, n = 0, u, a, b;
+    struct num *v = NULL, *x;
+    double d, lo, hi;
+    int dec, exp, ok, dlo, dhi, elo, ehi;
 
-	for (; s[i]; i++) {
-		if (!(j = number_at(s, i, &d, &dec, &exp, &ok)))
-			continue;
-		if (!ok) {
-			i = j - 1;
-			continue;
-		}
-		x = PUSH(v, n);
-		*x = (struct num){ d, d, d, dec, exp, 0, NULL, i, j, j, 1 };
-		for (k = j; s[k] == ' ' || s[k] == '\t'; k++)
-			;
-		for (j = k; isalpha((unsigned char)s[j]) || s[j] == '/' || s[j] == '%'; j++)
-			;
-		for (u = 0; u < NUNITS && !x->unit; u++)
-			if (strlen(units[u]) == j - k && strncmp(s + k, units[u], j - k) == 0)
-				x->unit = units[u], x->fend = j;
-		/* A word that is not its unit, a word joined by a hyphen, or a ':' or '=', continues the
-		 * field's text: the labels "spread over 256 bins: 4.31 ms", "32-bit, spread: 2.1" and
-		 * "launch 1: 0.5". */
-		if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '=' ||
-				 (s[k] == '-' && k == x->end && isalpha((unsigned char)s[k + 1]))))
-			x->ends = 0;
-		/* A range, " (LO to HI)" right after the number or its unit, is the number's own: the
-		 * fastest and the slowest of the launches it is the median of ("Ranges"). */
-		if (x->ends && s[x->fend] == ' ' && s[x->fend + 1] == '(' &&
-		    (a = number_at(s, x->fend + 2, &lo, &dlo, &elo, &ok)) && ok && strncmp(s + a, " to ", 4) == 0 &&
-		    (b = number_at(s, a + 4, &hi, &dhi, &ehi, &ok)) && ok && s[b] == ')') {
-			x->range = 1, x->lo = lo, x->hi = hi, x->fend = b + 1;
-			x->dec = dec > dlo ? (dec > dhi ? dec : dhi) : (dlo > dhi ? dlo : dhi);
-			x->exp |= elo | ehi;
-			i = b;
-		} else
-			i = x->end - 1;
-	}
-	*out = v;
-	return n;
+    for (; s[i]; i++) {
+        if (!(j = number_at(s, i, &d, &dec, &exp, &ok)))
+            continue;
+        if (!ok) {
+            i = j - 1;
+            continue;
+        }
+        x = PUSH(v, n);
+        *x = (struct num){ d, d, d, dec, exp, 0, NULL, i, j, j, 1 };
+        for (k = j; s[k] == ' ' || s[k] == '\t'; k++)
+            ;
+        for (j = k; isalpha((unsigned char)s[j]) || s[j] == '/' || s[j] == '%'; j++)
+            ;
+        for (u = 0; u < NUNITS && !x->unit; u++)
+            if (strlen(units[u]) == j - k && strncmp(s + k, units[u], j - k) == 0)
+                x->unit = units[u], x->fend = j;
+        /* A word that is not its unit, a word joined by a hyphen, or a ':' or '=', continues the
+         * field's text: the labels "spread over 256 bins: 4.31 ms", "32-bit, spread: 2.1" and
+         * "launch 1: 0.5". */
+        if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '=' ||
+                 (s[k] == '-' && k == x->end && isalpha((unsigned char)s[k + 1]))))
+            x->ends = 0;
+        /* A range, " (LO to HI)" right after the number or its unit, is the number's own: the
+         * fastest and the slowest of the launches it is the median of ("Ranges"). */
+        if (x->ends && s[x->fend] == ' ' && s[x->fend + 1] == '(' &&
+            (a = number_at(s, x->fend + 2, &lo, &dlo, &elo, &ok)) && ok && strncmp(s + a, " to ", 4) == 0 &&
+            (b = number_at(s, a + 4, &hi, &dhi, &ehi, &ok)) && ok && s[b] == ')') {
+            x->range = 1, x->lo = lo, x->hi = hi, x->fend = b + 1;
+            x->dec = dec > dlo ? (dec > dhi ? dec : dhi) : (dlo > dhi ? dlo : dhi);
+            x->exp |= elo | ehi;
+            i = b;
+        } else
+            i = x->end - 1;
+    }
+    *out = v;
+    return n;
 }
 
-/* The text before number i back to the end of the previous field, trimmed (design.md, "Labels"). */
+/* The text before number i back to the end of the previous field, trimmed, each run of blanks one
+ * space (design.md, "Labels"). */
 static char *label(const char *s, const struct num *v, size_t i)
 {
-	size_t a = 0, b = v[i].start, j;
+    size_t a = 0, b = v[i].start, j;
 
-	for (j = i; j-- > 0;)
-		if (v[j].ends) {
-			a = v[j].fend;
-			break;
-		}
-	while (a < b && (isblank((unsigned char)s[a]) || ispunct((unsigned char)s[a])))
-		a++;
-	while (b > a && isblank((unsigned char)s[b - 1]))
-		b--;
-	if (b > a && (s[b - 1] == ':' || s[b - 1] == '='))
-		b--;
-	while (b > a && isblank((unsigned char)s[b - 1]))
-		b--;
-	return b > a ? xstrndup(s + a, b - a) : xstrndup("-", 1);
+    for (j = i; j-- > 0;)
+        if (v[j].ends) {
+            a = v[j].fend;
+            break;
+        }
+    while (a < b && (isblank((unsigned char)s[a]) || ispunct((unsigned char)s[a])))
+        a++;
+    while (b > a && isblank((unsigned char)s[b - 1]))
+        b--;
+    if (b > a && (s[b - 1] == ':' || s[b - 1] == '='))
+        b--;
+    while (b > a && isblank((unsigned char)s[b - 1]))
+        b--;
+    char *l = xstrndup(b > a ? s + a : "-", b > a ? b - a : 1), *d = l, *c;
+    for (c = l; *c; c++)
+        if (!isblank((unsigned char)*c) || !isblank((unsigned char)c[1]))
+            *d++ = isblank((unsigned char)*c) ? ' ' : *c;
+    *d = '\0';
+    return l;
 }
 
 /* x with dec decimals (of its mantissa when exp), rounded half away from zero in decimal: the
@@ -383,276 +347,262 @@ static char *label(const char *s, const struct num *v, size_t i)
  * Printing one decimal more first is exact for such a mean, so only that digit decides. */
 static char *format(double x, int dec, int exp)
 {
-	const char *f = exp ? "%.*e" : "%.*f";
-	size_t len = (size_t)snprintf(NULL, 0, f, dec + 1, x) + 2;  /* room for a carry digit */
-	char *buf = xrealloc(NULL, len), *tail, *p;
-	int up;
+    const char *f = exp ? "%.*e" : "%.*f";
+    size_t len = (size_t)snprintf(NULL, 0, f, dec + 1, x) + 2;  /* room for a carry digit */
+    char *buf = xrealloc(NULL, len), *tail, *p;
+    int up;
 
-	snprintf(buf, len, f, dec + 1, x);
-	tail = exp ? strchr(buf, 'e') : buf + strlen(buf);
-	up = tail[-1] >= '5';
-	p = tail - 1 - (dec == 0);  /* drop the extra digit, and the point when there are no decimals */
-	memmove(p, tail, strlen(tail) + 1);
-	while (up && p-- > buf)
-		if (*p == '9')
-			*p = '0';
-		else if (isdigit((unsigned char)*p))
-			*p += 1, up = 0;
-	if (up && exp)              /* 9.99e+02 rounds up to 1.00e+03 */
-		snprintf(buf, len, "%.*e", dec, copysign(pow(10, (double)strtol(strchr(buf, 'e') + 1, NULL, 10) + 1), x));
-	else if (up) {              /* 99.9 rounds up to 100.0 */
-		p = buf + (buf[0] == '-');
-		memmove(p + 1, p, strlen(p) + 1);
-		*p = '1';
-	}
-	return buf;
+    snprintf(buf, len, f, dec + 1, x);
+    tail = exp ? strchr(buf, 'e') : buf + strlen(buf);
+    up = tail[-1] >= '5';
+    p = tail - 1 - (dec == 0);  /* drop the extra digit, and the point when there are no decimals */
+    memmove(p, tail, strlen(tail) + 1);
+    while (up && p-- > buf)
+        if (*p == '9')
+            *p = '0';
+        else if (isdigit((unsigned char)*p))
+            *p += 1, up = 0;
+    if (up && exp)              /* 9.99e+02 rounds up to 1.00e+03 */
+        snprintf(buf, len, "%.*e", dec, copysign(pow(10, (double)strtol(strchr(buf, 'e') + 1, NULL, 10) + 1), x));
+    else if (up) {              /* 99.9 rounds up to 100.0 */
+        p = buf + (buf[0] == '-');
+        memmove(p + 1, p, strlen(p) + 1);
+        *p = '1';
+    }
+    return buf;
 }
 
 static int cmp_double(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* The values of a record, their labels from the first run, and its representative run. */
 static size_t values(const struct record *r, struct value **out, size_t *rep)
 {
-	size_t nr = r->nruns, nv = 0, l, f, i, k, *cnt = xrealloc(NULL, nr * sizeof *cnt);
-	struct num **nums = xrealloc(NULL, nr * sizeof *nums);
-	double *vals = xrealloc(NULL, nr * sizeof *vals), *sorted = xrealloc(NULL, nr * sizeof *sorted);
-	long *score = xrealloc(NULL, nr * sizeof *score);
-	struct value *v = NULL, *x;
+    size_t nr = r->nruns, nv = 0, l, f, i, k, *cnt = xrealloc(NULL, nr * sizeof *cnt);
+    struct num **nums = xrealloc(NULL, nr * sizeof *nums);
+    double *vals = xrealloc(NULL, nr * sizeof *vals), *sorted = xrealloc(NULL, nr * sizeof *sorted);
+    long *score = xrealloc(NULL, nr * sizeof *score);
+    struct value *v = NULL, *x;
 
-	memset(score, 0, nr * sizeof *score);
-	for (l = 0; l < r->runs[0].nout; l++) {
-		int same = 1;
-		/* A line that some run lacks, or where the runs printed different counts, has no values. */
-		for (i = 0; i < nr; i++) {
-			nums[i] = NULL;
-			cnt[i] = l < r->runs[i].nout ? numbers(r->runs[i].out[l], &nums[i]) : (size_t)-1;
-			same &= cnt[i] == cnt[0];
-		}
-		for (f = 0; same && f < cnt[0]; f++) {
-			int exp = 0, ranged = 1;
-			double lo = nums[0][f].lo, hi = nums[0][f].hi;
-			x = PUSH(v, nv);
-			*x = (struct value){ (int)l + 1, (int)f + 1, 0, 0, 0, label(r->runs[0].out[l], nums[0], f), NULL,
-			                     NULL, NULL, nums[0][f].unit, "runs" };
-			for (i = 0; i < nr; i++) {
-				const struct num *n = &nums[i][f];
-				vals[i] = sorted[i] = n->v;
-				x->dec = n->dec > x->dec ? n->dec : x->dec;
-				exp |= n->exp;
-				ranged &= n->range;
-				lo = n->lo < lo ? n->lo : lo;
-				hi = n->hi > hi ? n->hi : hi;
-				if (n->unit != x->unit)  /* units are pointers into units[] */
-					x->unit = NULL;
-			}
-			qsort(sorted, nr, sizeof *sorted, cmp_double);
-			/* The spread: over the launches of every run where each printed its range, else over the runs. */
-			if (ranged)
-				x->spread = "launches";
-			else
-				lo = sorted[0], hi = sorted[nr - 1];
-			x->min = format(lo, x->dec, exp);
-			x->max = format(hi, x->dec, exp);
-			x->med = format(nr % 2 ? sorted[nr / 2] : sorted[nr / 2 - 1] / 2 + sorted[nr / 2] / 2, x->dec, exp);
-			/* Distance in rank from the middle, doubled to stay whole: a value with `below` smaller
-			 * and `equal` equal values sits at mid-rank below + (equal-1)/2, the middle is (n-1)/2. */
-			for (i = 0; i < nr; i++) {
-				long below = 0, equal = 0, d;
-				for (k = 0; k < nr; k++) {
-					below += vals[k] < vals[i];
-					equal += vals[k] == vals[i];
-				}
-				d = 2 * below + equal - (long)nr;
-				score[i] += d < 0 ? -d : d;
-			}
-		}
-		for (i = 0; i < nr; i++)
-			free(nums[i]);
-	}
-	for (*rep = 0, i = 1; i < nr; i++)
-		if (score[i] < score[*rep])
-			*rep = i;
-	for (i = 0; i < nv; i++)
-		for (k = 0; k < nv; k++)
-			if (strcmp(v[i].label, v[k].label) == 0) {
-				v[i].nocc++;
-				v[i].occ += k <= i;
-			}
-	*out = v;
-	return nv;
+    memset(score, 0, nr * sizeof *score);
+    for (l = 0; l < r->runs[0].nout; l++) {
+        int same = 1;
+        /* A line that some run lacks, or where the runs printed different counts, has no values. */
+        for (i = 0; i < nr; i++) {
+            nums[i] = NULL;
+            cnt[i] = l < r->runs[i].nout ? numbers(r->runs[i].out[l], &nums[i]) : (size_t)-1;
+            same &= cnt[i] == cnt[0];
+        }
+        for (f = 0; same && f < cnt[0]; f++) {
+            int exp = 0, ranged = 1;
+            double lo = nums[0][f].lo, hi = nums[0][f].hi;
+            x = PUSH(v, nv);
+            *x = (struct value){ (int)l + 1, (int)f + 1, 0, 0, 0, label(r->runs[0].out[l], nums[0], f), NULL,
+                                 NULL, NULL, nums[0][f].unit, "runs" };
+            for (i = 0; i < nr; i++) {
+                const struct num *n = &nums[i][f];
+                vals[i] = sorted[i] = n->v;
+                x->dec = n->dec > x->dec ? n->dec : x->dec;
+                exp |= n->exp;
+                ranged &= n->range;
+                lo = n->lo < lo ? n->lo : lo;
+                hi = n->hi > hi ? n->hi : hi;
+                if (n->unit != x->unit)  /* units are pointers into units[] */
+                    x->unit = NULL;
+            }
+            qsort(sorted, nr, sizeof *sorted, cmp_double);
+            /* The spread: over the launches of every run where each printed its range, else over the runs. */
+            if (ranged)
+                x->spread = "launches";
+            else
+                lo = sorted[0], hi = sorted[nr - 1];
+            x->min = format(lo, x->dec, exp);
+            x->max = format(hi, x->dec, exp);
+            x->med = format(nr % 2 ? sorted[nr / 2] : sorted[nr / 2 - 1] / 2 + sorted[nr / 2] / 2, x->dec, exp);
+            /* Distance in rank from the middle, doubled to stay whole: a value with `below` smaller
+             * and `equal` equal values sits at mid-rank below + (equal-1)/2, the middle is (n-1)/2. */
+            for (i = 0; i < nr; i++) {
+                long below = 0, equal = 0, d;
+                for (k = 0; k < nr; k++) {
+                    below += vals[k] < vals[i];
+                    equal += vals[k] == vals[i];
+                }
+                d = 2 * below + equal - (long)nr;
+                score[i] += d < 0 ? -d : d;
+            }
+        }
+        for (i = 0; i < nr; i++)
+            free(nums[i]);
+    }
+    for (*rep = 0, i = 1; i < nr; i++)
+        if (score[i] < score[*rep])
+            *rep = i;
+    for (i = 0; i < nv; i++)
+        for (k = 0; k < nv; k++)
+            if (strcmp(v[i].label, v[k].label) == 0) {
+                v[i].nocc++;
+                v[i].occ += k <= i;
+            }
+    *out = v;
+    return nv;
 }
 
 /* A text field of the table: a backslash, a tab and a newline written \\, \t and \n. */
 static void put(const char *s)
 {
-	putchar('\t');
-	for (; *s; s++)
-		if (*s == '\\' || *s == '\t' || *s == '\n')
-			printf("\\%c", *s == '\\' ? '\\' : *s == '\t' ? 't' : 'n');
-		else
-			putchar(*s);
+    putchar('\t');
+    for (; *s; s++)
+        if (*s == '\\' || *s == '\t' || *s == '\n')
+            printf("\\%c", *s == '\\' ? '\\' : *s == '\t' ? 't' : 'n');
+        else
+            putchar(*s);
 }
 
 /* One row of the table: its kind, then its fields (NULL ends them). */
 static void row(const char *kind, ...)
 {
-	va_list ap;
-	const char *s;
+    va_list ap;
+    const char *s;
 
-	fputs(kind, stdout);
-	va_start(ap, kind);
-	while ((s = va_arg(ap, const char *)))
-		put(s);
-	va_end(ap);
-	putchar('\n');
+    fputs(kind, stdout);
+    va_start(ap, kind);
+    while ((s = va_arg(ap, const char *)))
+        put(s);
+    va_end(ap);
+    putchar('\n');
 }
 
 /* Why a record is stale, or NULL when it is fresh: its source, then each program a session runs. */
 static char *stale(const struct record *r, const struct pair *h, size_t nh)
 {
-	char *why = xrealloc(NULL, 512);
-	size_t i, k;
+    size_t i, k;
 
-	for (i = 0; i <= r->nuses; i++) {
-		const char *file = i ? r->uses[i - 1].a : r->hdr[K_SOURCE], *runs = i ? ", which it runs," : "";
-		const char *want = i ? r->uses[i - 1].b : r->hdr[K_SHA256];
-		for (k = 0; k < nh && strcmp(h[k].a, file); k++)
-			;
-		if (k == nh)
-			return snprintf(why, 512, "tangled/%s%s is not in tangled/ any more", file, runs), why;
-		if (strcmp(h[k].b, want))
-			return snprintf(why, 512, "tangled/%s%s changed since it was measured (sha256 %.12s then, "
-			                "%.12s now)", file, runs, want, h[k].b), why;
-	}
-	return NULL;
+    for (i = 0; i <= r->nuses; i++) {
+        const char *file = i ? r->uses[i - 1].a : r->hdr[K_SOURCE], *runs = i ? ", which it runs," : "";
+        const char *want = i ? r->uses[i - 1].b : r->hdr[K_SHA256];
+        for (k = 0; k < nh && strcmp(h[k].a, file); k++)
+            ;
+        if (k == nh)
+            return fmt("tangled/%s%s is not in tangled/ any more", file, runs);
+        if (strcmp(h[k].b, want))
+            return fmt("tangled/%s%s changed since it was measured (sha256 %.12s then, %.12s now)", file, runs,
+                       want, h[k].b);
+    }
+    return NULL;
 }
 
 /* A record, or a root without one (r NULL). */
 struct entry { const char *name, *root; struct record *r; };
 static int cmp_entry(const void *a, const void *b)
 {
-	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+    return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
 }
 
 int main(int argc, char **argv)
 {
-	struct pair *h = NULL;
-	struct entry *e = xrealloc(NULL, sizeof *e);       /* never NULL, for qsort */
-	size_t nh = 0, ne = 0, nrec, i, k, n;
-	char **lines;
-	struct dirent *d;
-	DIR *dir;
+    struct pair *h = NULL, *set = NULL;
+    struct entry *e = xrealloc(NULL, sizeof *e);       /* never NULL, for qsort */
+    size_t nh = 0, ne = 0, nset = 0, nrec, i, k, n;
+    char **lines;
+    struct dirent *d;
+    DIR *dir;
 
-	if (argc != 3) {
-		fputs("usage: values SETDIR TANGLED.sha256 > SET.tsv\n", stderr);
-		return 2;
-	}
-	/* The hashes of tangled/: lines "HEX  tangled/NAME" of sha256sum ('*' for binary mode). */
-	if (!(lines = read_lines(argv[2], &n)))
-		return 1;
-	for (i = 0; i < n; i++) {
-		char *s = lines[i], *base;
-		if (strlen(s) < 67 || strspn(s, "0123456789abcdef") != 64 || s[64] != ' ' || !strchr(" *", s[65])) {
-			fail(argv[2], i + 1, s, "'HEX  tangled/NAME' (a line of sha256sum)");
-			continue;
-		}
-		s[64] = '\0';
-		base = strrchr(s + 66, '/');
-		*PUSH(h, nh) = (struct pair){ base ? base + 1 : s + 66, s };
-	}
-	if (!(dir = opendir(argv[1]))) {
-		fprintf(stderr, "%s: cannot open the measurement set: %s\n", argv[1], strerror(errno));
-		return 1;
-	}
-	/* Records are read in name order, so errors come out in the same order every time. */
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.' && ends_with(d->d_name, ".rec"))
-			*PUSH(e, ne) = (struct entry){ xstrndup(d->d_name, strlen(d->d_name)), NULL, NULL };
-	closedir(dir);
-	qsort(e, ne, sizeof *e, cmp_entry);
-	for (nrec = ne, i = 0; i < nrec; i++) {
-		e[i].r = load(argv[1], e[i].name);
-		e[i].name = xstrndup(e[i].name, strlen(e[i].name) - 4);
-	}
-	/* Every program and session in tangled/ is a root that should have a record. */
-	for (i = 0; i < nh; i++) {
-		if (!ends_with(h[i].a, ".cu") && !ends_with(h[i].a, ".sh"))
-			continue;
-		for (k = 0; k < nrec && !(e[k].r && strcmp(e[k].r->hdr[K_SOURCE], h[i].a) == 0); k++)
-			;
-		if (k == nrec)
-			*PUSH(e, ne) = (struct entry){ xstrndup(h[i].a, strlen(h[i].a) - 3), h[i].a, NULL };
-	}
-	if (errors)
-		return 1;
-	qsort(e, ne, sizeof *e, cmp_entry);
+    if (argc != 3) {
+        fputs("usage: values SETDIR TANGLED.sha256 > SET.tsv\n", stderr);
+        return 2;
+    }
+    /* The hashes of tangled/: lines "HEX  tangled/NAME" of sha256sum ('*' for binary mode). */
+    if (!(lines = read_lines(argv[2], &n)))
+        return 1;
+    for (i = 0; i < n; i++) {
+        char *s = lines[i], *base;
+        if (strlen(s) < 67 || strspn(s, "0123456789abcdef") != 64 || s[64] != ' ' || !strchr(" *", s[65])) {
+            fail(argv[2], i + 1, s, "'HEX  tangled/NAME' (a line of sha256sum)");
+            continue;
+        }
+        s[64] = '\0';
+        base = strrchr(s + 66, '/');
+        *PUSH(h, nh) = (struct pair){ base ? base + 1 : s + 66, s };
+    }
+    if (!(dir = opendir(argv[1]))) {
+        fprintf(stderr, "%s: cannot open the measurement set: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
+    /* Records are read in name order, so errors come out in the same order every time. */
+    while ((d = readdir(dir)))
+        if (d->d_name[0] != '.' && ends_with(d->d_name, ".rec"))
+            *PUSH(e, ne) = (struct entry){ xstrndup(d->d_name, strlen(d->d_name)), NULL, NULL };
+    closedir(dir);
+    qsort(e, ne, sizeof *e, cmp_entry);
+    for (nrec = ne, i = 0; i < nrec; i++) {
+        e[i].r = load(argv[1], e[i].name);
+        e[i].name = xstrndup(e[i].name, strlen(e[i].name) - 4);
+    }
+    /* Every program and session in tangled/ is a root that should have a record. */
+    for (i = 0; i < nh; i++) {
+        if (!ends_with(h[i].a, ".cu") && !ends_with(h[i].a, ".sh"))
+            continue;
+        for (k = 0; k < nrec && !(e[k].r && strcmp(e[k].r->hdr[K_SOURCE], h[i].a) == 0); k++)
+            ;
+        if (k == nrec)
+            *PUSH(e, ne) = (struct entry){ xstrndup(h[i].a, strlen(h[i].a) - 3), h[i].a, NULL };
+    }
+    if (errors)
+        return 1;
+    qsort(e, ne, sizeof *e, cmp_entry);
 
-	/* The set's provenance: each key (from gpu on, in the order the records first give them) on which
-	 * every record that has it agrees, and the latest date. */
-	for (i = 0; i < ne; i++)
-		for (size_t p = 0; e[i].r && p < e[i].r->nprov; p++) {
-			const char *key = e[i].r->prov[p][0], *v = NULL;
-			int agree = 1, seen = 0, date = strcmp(key, "date") == 0;
-			if (strcmp(key, "compile") == 0 || strcmp(key, "command") == 0)
-				continue;
-			for (k = 0; k < i && !seen; k++)
-				for (size_t q = 0; e[k].r && q < e[k].r->nprov; q++)
-					seen |= strcmp(e[k].r->prov[q][0], key) == 0;
-			for (k = i; k < ne && !seen; k++)
-				for (size_t q = 0; e[k].r && q < e[k].r->nprov; q++) {
-					const char *x = e[k].r->prov[q][1];
-					if (strcmp(e[k].r->prov[q][0], key))
-						continue;
-					agree &= !v || date || strcmp(x, v) == 0;
-					v = !v || strcmp(x, v) > 0 ? x : v;
-				}
-			if (!seen && agree)
-				row("set", key, v, NULL);
-		}
-	for (i = 0; i < ne; i++) {
-		struct record *r = e[i].r;
-		struct value *v;
-		size_t nv, rep;
-		char n[32], w[64], *why;
-		double wall;
+    /* The set's provenance: each key from gpu on (in the order the records first give it) on which
+     * every record that has it agrees, and the latest date; a key they disagree on has none. */
+    for (i = 0; i < ne; i++)
+        for (size_t p = 0; e[i].r && p < e[i].r->nprov; p++) {
+            const char *key = e[i].r->prov[p][0], *x = e[i].r->prov[p][1];
+            for (k = 0; k < nset && strcmp(set[k].a, key); k++)
+                ;
+            if (k == nset)
+                *PUSH(set, nset) = (struct pair){ key, x };
+            else if (set[k].b && strcmp(x, set[k].b))
+                set[k].b = strcmp(key, "date") ? NULL : strcmp(x, set[k].b) > 0 ? x : set[k].b;
+        }
+    for (k = 0; k < nset; k++)
+        if (set[k].b && strcmp(set[k].a, "compile") && strcmp(set[k].a, "command"))
+            row("set", set[k].a, set[k].b, NULL);
+    for (i = 0; i < ne; i++) {
+        struct record *r = e[i].r;
+        struct value *v;
+        size_t nv, rep;
+        char *why;
+        double wall = 0;
 
-		if (!r) {
-			why = xrealloc(NULL, strlen(argv[1]) + 2 * strlen(e[i].name) + 64);
-			sprintf(why, "no record %s/%s.rec (make run ONLY=%s makes it)", argv[1], e[i].name, e[i].name);
-			row("record", e[i].name, "missing", why, "0", ends_with(e[i].root, ".sh") ? "session" : "program",
-			    "0.000", NULL);
-			continue;
-		}
-		why = stale(r, h, nh);
-		snprintf(n, sizeof n, "%zu", r->nruns);
-		for (wall = 0, k = 0; k < r->nruns; k++)
-			wall += r->runs[k].wall;
-		snprintf(w, sizeof w, "%.3f", wall);
-		row("record", r->name, why ? "stale" : "fresh", why ? why : "-", n, r->hdr[K_KIND], w, NULL);
-		nv = values(r, &v, &rep);
-		for (k = 0; k < r->nprov; k++)
-			row("prov", r->name, r->prov[k][0], r->prov[k][1], NULL);
-		snprintf(n, sizeof n, "%d", r->runs[rep].exit);  /* of the run its console shows */
-		row("prov", r->name, "exit", n, NULL);
-		for (k = 0; k < nv; k++) {
-			char ln[32], occ[16], nocc[16], dec[16];
-			snprintf(ln, sizeof ln, "%d.%d", v[k].l, v[k].f);
-			snprintf(occ, sizeof occ, "%d", v[k].occ);
-			snprintf(nocc, sizeof nocc, "%d", v[k].nocc);
-			snprintf(dec, sizeof dec, "%d", v[k].dec);
-			row("value", r->name, ln, v[k].label, occ, nocc, v[k].med, v[k].min, v[k].max, dec,
-			    v[k].unit ? v[k].unit : "-", v[k].spread, NULL);
-		}
-		for (k = r->runs[rep].first; k < r->runs[rep].first + r->runs[rep].n; k++)
-			row("line", r->name, r->lines[k].kind, r->lines[k].text, NULL);
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "values: cannot write the table: %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+        if (!r) {
+            why = fmt("no record %s/%s.rec (make run ONLY=%s makes it)", argv[1], e[i].name, e[i].name);
+            row("record", e[i].name, "missing", why, "0", ends_with(e[i].root, ".sh") ? "session" : "program",
+                "0.000", NULL);
+            continue;
+        }
+        why = stale(r, h, nh);
+        for (k = 0; k < r->nruns; k++)
+            wall += r->runs[k].wall;
+        row("record", r->name, why ? "stale" : "fresh", why ? why : "-", fmt("%zu", r->nruns), r->hdr[K_KIND],
+            fmt("%.3f", wall), NULL);
+        nv = values(r, &v, &rep);
+        for (k = 0; k < r->nprov; k++)
+            row("prov", r->name, r->prov[k][0], r->prov[k][1], NULL);
+        row("prov", r->name, "exit", fmt("%d", r->runs[rep].exit), NULL);  /* of the run its console shows */
+        /* Each value with its line in the record (of the representative run) and its key, "NAME: LABEL
+         * #OCC", by which the filter and the figures look it up. */
+        for (k = 0; k < nv; k++)
+            row("value", r->name, fmt("%d.%d", v[k].l, v[k].f), v[k].label, fmt("%d", v[k].occ), fmt("%d", v[k].nocc),
+                v[k].med, v[k].min, v[k].max, fmt("%d", v[k].dec), v[k].unit ? v[k].unit : "-", v[k].spread,
+                fmt("%zu", r->runs[rep].outline[v[k].l - 1]), fmt("%s: %s #%d", r->name, v[k].label, v[k].occ), NULL);
+        for (k = r->runs[rep].first; k < r->runs[rep].first + r->runs[rep].n; k++)
+            row("line", r->name, r->lines[k].kind, r->lines[k].text, NULL);
+    }
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "values: cannot write the table: %s\n", strerror(errno));
+        return 1;
+    }
+    return 0;
 }

@@ -17,8 +17,7 @@
   function oneLine(s) { return String(s).replace(/\s+/g, " ").trim().slice(0, 200); }
   function problem(s) { problems.push("problem " + oneLine(s)); }
   function relative(url) {   // a file: URL as a path in the book's folder, or null outside it
-    if (url.protocol !== "file:" || url.pathname.indexOf(root) !== 0) return null;
-    return decodeURIComponent(url.pathname.slice(root.length));
+    return url.protocol === "file:" && url.pathname.startsWith(root) ? decodeURIComponent(url.pathname.slice(root.length)) : null;
   }
   function describe(el) {    // <p class="x">, for a message
     return "<" + el.tagName.toLowerCase() + (el.id ? ' id="' + el.id + '"' : "") +
@@ -57,11 +56,13 @@
   }
 
   function check() {
-    var lines = [], w = window.innerWidth, d = document.documentElement;
+    var lines = [], w = window.innerWidth, d = document.documentElement, seen = {};
+    // The height as the page opens (for its screenshots); what is folded is checked open, then folded.
+    var folded = Array.prototype.filter.call(document.querySelectorAll("details"), function (el) { return !el.open; });
+    lines.push("height " + Math.ceil(Math.max(d.scrollHeight, document.body ? document.body.scrollHeight : 0)));
+    folded.forEach(function (el) { el.open = true; });
     if (!document.body) problem("the page has no body");
-    // Ids, each once.
-    var seen = {};
-    document.querySelectorAll("[id]").forEach(function (el) {
+    document.querySelectorAll("[id]").forEach(function (el) {   // ids, each once
       if (seen[el.id]) problem('the id "' + el.id + '" is used twice (a link to it is ambiguous)');
       seen[el.id] = true;
       lines.push("id " + el.id);
@@ -83,8 +84,7 @@
       if (/\s/.test(rel) || /\s/.test(frag)) problem('link "' + href + '" has blanks in it');
       else lines.push("link " + rel + (frag ? " " + frag : ""));
     });
-    // Images: loaded, and described.
-    document.querySelectorAll("img").forEach(function (img) {
+    document.querySelectorAll("img").forEach(function (img) {   // images: loaded, and described
       var src = img.getAttribute("src") || "";
       if (!img.complete || img.naturalWidth === 0) problem('missing image "' + src + '" (it did not load)');
       if (!img.hasAttribute("alt")) problem('image "' + src + '" has no alt text');
@@ -122,12 +122,11 @@
         problem("chapter page without the book's contents (nav.book ol.chapters with a link to " + page + ")");
       else if (!document.querySelector('nav.book ol.chapters li.current a[href="' + page + '"]'))
         problem("the book's contents do not mark this chapter as the current one");
-      if (!document.querySelector(".prevnext a.prev")) problem("chapter page without a previous link (.prevnext a.prev)");
-      if (!document.querySelector(".prevnext a.next")) problem("chapter page without a next link (.prevnext a.next)");
-      if (!document.querySelector(".chunkindex")) problem("chapter page without an index of chunks (.chunkindex)");
-      if (!document.querySelector(".identindex")) problem("chapter page without an index of identifiers (.identindex)");
+      var parts = { ".prevnext a.prev": "a previous link", ".prevnext a.next": "a next link",
+                    ".chunkindex": "an index of chunks", ".identindex": "an index of identifiers" };
+      for (var sel in parts) if (!document.querySelector(sel)) problem("chapter page without " + parts[sel] + " (" + sel + ")");
     }
-    lines.push("height " + Math.ceil(Math.max(d.scrollHeight, document.body ? document.body.scrollHeight : 0)));
+    folded.forEach(function (el) { el.open = false; });
     return problems.concat(lines);
   }
 

@@ -1,27 +1,18 @@
 #!/bin/sh
-# browsercheck.sh -- renders every page of the HTML book in headless Chromium and checks what a
-# reader would see; saves screenshots of every page at desktop and phone width.
+# browsercheck.sh -- renders every page of the HTML book in headless Chromium, with no network, and
+# checks what a reader would see.   scripts/check/browsercheck.sh DIR [SHOTS]
 #
-#   scripts/check/browsercheck.sh DIR [SHOTS]
-#
-# For every DIR/*.html it fails (exit 1, one line per problem: "PAGE: what is wrong") on a page
-# that does not load in CHECK_TIMEOUT seconds (default 60), on what browsercheck.js finds in it at
-# 390 and 1280 px, and on links and anchors across pages (against the ids each page reports). With
-# SHOTS, it saves the whole page as SHOTS/NAME-desktop.png (1280 px wide) and NAME-phone.png (390 px);
-# a page taller than CHECK_PART px (default 16,000, Chromium's limit) in parts, NAME-desktop-1.png,
-# -2.png and so on, from the top.
-# Exit 0: all pass; 1: a problem; 2: bad usage or no Chromium. DIR is left untouched.
-#
-# A harness page loads each page in two iframes, as headless Chromium will not make its window
-# narrower than 500 px but an iframe is exactly as wide as asked; one Chromium checks every page in
-# turn and logs its findings to its console.
-# Nothing needs the network.
+# It fails (exit 1; 2: bad usage or no Chromium), with a line "PAGE: what is wrong" per problem, on a
+# page of DIR that does not load in CHECK_TIMEOUT seconds (60), on what browsercheck.js finds in it
+# at 390 and 1280 px, and on links and anchors across pages. With SHOTS it saves each page whole as
+# SHOTS/NAME-desktop.png and NAME-phone.png; a page taller than CHECK_PART px (16,000, Chromium's
+# limit) in parts, NAME-desktop-1.png, -2.png... One Chromium checks every page in turn: a harness
+# loads each in two iframes (a headless window is never narrower than 500 px, an iframe is as wide as
+# asked) and logs their findings to the console.
 set -u
 [ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: scripts/check/browsercheck.sh DIR [SHOTS]" >&2; exit 2; }
-dir=${1%/}
-shots=${2:-}
-CHROMIUM=${CHROMIUM:-chromium}
-CHECK_TIMEOUT=${CHECK_TIMEOUT:-60}
+dir=${1%/} shots=${2:-}
+CHROMIUM=${CHROMIUM:-chromium} CHECK_TIMEOUT=${CHECK_TIMEOUT:-60}
 PHONE=390 DESKTOP=1280 PART=${CHECK_PART:-16000}  # px; Chromium shoots at most 16,000 px at once
 js=$(dirname "$0")/browsercheck.js
 
@@ -35,9 +26,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/browsercheck.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 1' HUP INT TERM
 site=$scratch/site
-mkdir -p "$site" "$scratch/found" || exit 2
-cp -R "$dir/." "$site/" || exit 2
-cp "$js" "$site/__browsercheck.js" || exit 2
+mkdir -p "$site" "$scratch/found" && cp -R "$dir/." "$site/" && cp "$js" "$site/__browsercheck.js" || exit 2
 [ -z "$shots" ] || mkdir -p "$shots" || exit 2
 
 # chromium SECONDS ARGS...: one headless run of at most SECONDS, with no network, a fresh profile and
@@ -61,20 +50,17 @@ for p in $pages; do
     *[!A-Za-z0-9._-]*) say "$p" "a page name with characters other than letters, digits and ._- (links to it need escaping)"; continue ;;
     esac
     # The check script goes first into <head>, before anything that could fail.
-    awk 'done == 0 && match(tolower($0), /<head[^>]*>/) {
-             $0 = substr($0, 1, RSTART + RLENGTH - 1) "<script src=\"__browsercheck.js\"></script>" substr($0, RSTART + RLENGTH)
-             done = 1
+    awk '!done && match(tolower($0), /<head[^>]*>/) {
+             i = RSTART + RLENGTH; $0 = substr($0, 1, i - 1) "<script src=\"__browsercheck.js\"></script>" substr($0, i); done = 1
          }
-         { print } END { if (done == 0) exit 1 }' "$dir/$p" >"$site/$p" ||
+         { print } END { exit !done }' "$dir/$p" >"$site/$p" ||
         { say "$p" "no <head> element: the page is not a complete HTML document"; continue; }
     todo="$todo $p"
 done
 
-# One Chromium checks the pages in turn: the harness loads each in two iframes, waits for both
-# reports (or 20 s), and logs "browsercheck-page PAGE" before it and each report line after it to
-# the console, which Chromium writes to stderr; so what Chromium itself refused is told by the page
-# it refused for. A page that never finishes stops Chromium: it is reported, and a new Chromium
-# checks the pages after it.
+# The harness waits for both reports of a page (or 20 s) and logs "browsercheck-page PAGE" before
+# them, so what Chromium itself refuses (on stderr) is told by the page it refused for. A page that
+# never finishes stops Chromium: it is reported, and a new Chromium checks the pages after it.
 while [ -n "$todo" ]; do
     # shellcheck disable=SC2086 # page names have no blanks
     list=$(printf '"%s",' $todo)
@@ -85,13 +71,11 @@ while [ -n "$todo" ]; do
 var pages = [${list%,}], widths = [$PHONE, $DESKTOP], i = -1, frames = [], got = [], timer = null;
 function next() {
   clearTimeout(timer);
-  if (i >= 0) {
-    widths.forEach(function (w, k) {
-      (got[k] || ["problem the page did not finish loading, or a script stopped it before its check ran"])
-        .forEach(function (l) { console.log("browsercheck-line " + w + " " + l); });
-    });
-    frames.forEach(function (f) { f.remove(); });
-  }
+  if (i >= 0) widths.forEach(function (w, k) {
+    (got[k] || ["problem the page did not finish loading, or a script stopped it before its check ran"])
+      .forEach(function (l) { console.log("browsercheck-line " + w + " " + l); });
+  });
+  frames.forEach(function (f) { f.remove(); });
   if (++i >= pages.length) { console.log("browsercheck-done"); return; }
   console.log("browsercheck-page " + pages[i]);
   got = [];
@@ -138,25 +122,19 @@ EOF
     *) say "${last:-$(echo $todo | cut -d' ' -f1)}" "did not load: Chromium failed (exit $rc): $(grep -v '^/usr/bin/chromium:' "$scratch/err" | grep -v ':CONSOLE' | grep -iv 'dbus\|vaapi\|sandbox' | tail -n 3 | tr '\n' ' ')" ;;
     esac
     # What is left: the pages after the one that stopped Chromium.
-    todo=$(echo $todo | tr ' ' '\n' | awk -v last="${last:-}" 'last == "" { exit } seen { print } $0 == last { seen = 1 }' | tr '\n' ' ')
-    [ "$rc" = 0 ] || [ -n "$last" ] || todo=""
+    todo=$(echo $todo | tr ' ' '\n' | awk -v last="$last" 'last == "" { exit } seen { print } $0 == last { seen = 1 }' | tr '\n' ' ')
 done
+
+# Of each page that reported: its problems, its links across pages (the file exists in DIR, and a
+# page linked with #id has that id), then screenshots of it whole (the height each width reported).
 for p in $pages; do
     [ -f "$scratch/found/$p" ] || continue
     sed -n 's/^[0-9]* problem //p' "$scratch/found/$p" | awk '!seen[$0]++' | sed "s|^|$p: |" >>"$problems"
-    sed -n "s/^$DESKTOP id //p" "$scratch/found/$p" >"$scratch/found/$p.ids"
-done
-
-# Of each page that reported: its links across pages (the file exists in DIR, and a page linked
-# with #id has that id), then screenshots of it whole (the height each width reported).
-for p in $pages; do
-    [ -f "$scratch/found/$p" ] || continue
     sed -n "s/^$DESKTOP link //p" "$scratch/found/$p" | LC_ALL=C sort -u | while read -r target frag; do
         if [ ! -e "$dir/$target" ]; then
-            l=$target${frag:+#$frag}
-            say "$p" "broken link: $l: $target is not a file of the book ($dir/$target does not exist)"
-        elif [ -n "$frag" ] && [ -f "$scratch/found/$target.ids" ]; then  # a page that was checked
-            grep -qxF -e "$frag" "$scratch/found/$target.ids" ||
+            say "$p" "broken link: $target${frag:+#$frag}: $target is not a file of the book ($dir/$target does not exist)"
+        elif [ -n "$frag" ] && [ -f "$scratch/found/$target" ]; then  # a page that was checked
+            grep -qxF -e "$DESKTOP id $frag" "$scratch/found/$target" ||
                 say "$p" "broken anchor: link to $target#$frag, but $target has no id \"$frag\""
         fi
     done

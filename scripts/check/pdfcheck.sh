@@ -1,25 +1,17 @@
 #!/bin/sh
 # pdfcheck.sh -- checks the PDF book as a reader would see it, and the LaTeX run that made it.
+#   scripts/check/pdfcheck.sh PDF LOG TEX PAGES     (make pdfcheck names the book's)
 #
-#   scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]
-#
-# (default: build/book.pdf build/pdf/SET/book.log build/pdf/SET/book.tex build/pdfpages, SET the one
-# book/default-set names). It fails (exit 1, one line per problem: "FILE: what is wrong") on a page that poppler cannot render (each goes to
-# PAGES/page-N.png); in the LOG, an Overfull \hbox more than OVERFULL_PT (5pt) too wide, a missing
-# character, an undefined reference, a LaTeX error; a word more than MARGIN_PT (5pt) outside the
-# text area that book/preamble.tex writes into the LOG (a code line that does not wrap shows up
-# only here: fancyvrb does not report it as overfull); CUDA code in TEX that lost its highlighting.
-# An Overfull \vbox (a split code block with a long wrapped line) is only noted on stderr.
-# Exit 0: the PDF passes; 1: a problem; 2: bad usage or missing tools.
+# It fails (exit 1; 2: bad usage or missing tools), with a line "FILE: what is wrong" per problem, on a
+# page that poppler cannot render (each goes to PAGES/page-N.png); in the LOG, an Overfull \hbox more
+# than OVERFULL_PT (5pt) too wide, a missing character, an undefined reference, a LaTeX error; a word
+# more than MARGIN_PT (5pt) outside the text area that book/preamble.tex writes into the LOG (a code
+# line that does not wrap shows only here: fancyvrb does not call it overfull); CUDA code in TEX that
+# lost its highlighting. An Overfull \vbox (a split code block with a long wrapped line) is only noted.
 set -u
-[ $# -eq 0 ] || [ $# -eq 4 ] || { echo "usage: scripts/check/pdfcheck.sh [PDF LOG TEX PAGES]" >&2; exit 2; }
-pdf=${1:-build/book.pdf}
-set=$(cat book/default-set 2>/dev/null)
-log=${2:-build/pdf/$set/book.log}
-tex=${3:-build/pdf/$set/book.tex}
-pages=${4:-build/pdfpages}
-OVERFULL_PT=${OVERFULL_PT:-5}
-MARGIN_PT=${MARGIN_PT:-5}
+[ $# -eq 4 ] || { echo "usage: scripts/check/pdfcheck.sh PDF LOG TEX PAGES" >&2; exit 2; }
+pdf=$1 log=$2 tex=$3 pages=$4
+OVERFULL_PT=${OVERFULL_PT:-5} MARGIN_PT=${MARGIN_PT:-5}
 for t in pdfinfo pdftoppm pdftotext; do
     command -v $t >/dev/null 2>&1 || { echo "pdfcheck: no $t (poppler-utils; make deps installs it)" >&2; exit 2; }
 done
@@ -30,7 +22,6 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/pdfcheck.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 1' HUP INT TERM
 problems=$scratch/problems
-: >"$problems"
 internal() { echo "pdfcheck: internal error while $1" >&2; exit 2; }
 
 # 1. Every page renders.
@@ -57,8 +48,7 @@ awk -v logf="$log" -v limit="$OVERFULL_PT" '
     /^Overfull \\hbox \([0-9.]+pt too wide\)/ {
         s = $0; sub(/^[^(]*\(/, "", s); sub(/pt.*/, "", s)
         if (s + 0 > limit + 0) {
-            where = $0; sub(/^Overfull \\hbox \([^)]*\) */, "", where)
-            getline text
+            where = $0; sub(/^Overfull \\hbox \([^)]*\) */, "", where); getline text
             printf "%s: Overfull \\hbox, %spt too wide (more than %spt) %s: %s\n", logf, s, limit, where, substr(text, 1, 100)
         }
     }
@@ -75,23 +65,16 @@ pdftotext -bbox "$pdf" "$scratch/words.html" 2>/dev/null || echo "$pdf: pdftotex
         if (!match(s, name "=\"[-0-9.]+\"")) return ""
         return substr(s, RSTART + length(name) + 2, RLENGTH - length(name) - 3) + 0
     }
-    BEGIN { if (area != "") { split(area, a, " "); left = a[1] * 72 / 72.27; right = a[2] * 72 / 72.27 } }
-    /<page / {
-        page++
-        w = attr($0, "width")
-        lo = area != "" ? left - slack : 0
-        hi = area != "" ? right + slack : w
-    }
+    BEGIN { lo = 0; if (area != "") { split(area, a, " "); lo = a[1] * 72 / 72.27 - slack; hi = a[2] * 72 / 72.27 + slack } }
+    /<page / { page++; w = attr($0, "width"); if (area == "") hi = w }
     /<word / {
         x0 = attr($0, "xMin"); x1 = attr($0, "xMax")
         t = $0; sub(/^[^>]*>/, "", t); sub(/<\/word>.*/, "", t)
         gsub(/&quot;/, "\"", t); gsub(/&lt;/, "<", t); gsub(/&gt;/, ">", t); gsub(/&amp;/, "\\&", t)
-        if ((x1 > hi || x0 < lo) && found < 10) {
-            found++
+        if ((x1 > hi || x0 < lo) && found++ < 10)
             printf "%s: page %d: \"%s\" runs %s (x from %.0f to %.0f bp; the %s from %.0f to %.0f, the page %.0f wide)\n", \
                 pdf, page, substr(t, 1, 40), (x1 > w || x0 < 0) ? "off the page" : "into the margin", x0, x1, \
                 area != "" ? "text area" : "page", lo + slack, hi - slack, w
-        }
     }
 ' "$scratch/words.html" >>"$problems" || internal "reading the words of $pdf"
 

@@ -2,26 +2,26 @@
 # run.sh -- make run: runs every tangled program and shell session on this machine's GPU and writes
 # measurements/SET/NAME.rec as notes/design.md ("Record format") says.
 #
-# Environment (the Makefile's run target passes it): MAKE (make), TANGLED (tangled), MEASUREMENTS
-# (measurements), GPU (the set's name; empty: from the GPU's name), RUNS (5: the runs of a program or
-# session that names none with a line "// runs: N" or "# runs: N"), TIMEOUT (seconds per run, 120),
-# FORCE (1: run everything), ONLY (names: run just those), CHAPTER (NN or NN-slug: run just that
-# chapter's, as TANGLED/roots.tsv says), NVCC (nvcc), GPUINFO (a command printing the provenance
-# lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi).
-# The programs are built by `make programs` (with the flags the records name) into build/bin and run there; run.sh's own files
-# live in build/run. Needs GNU coreutils (timeout, sha256sum, date +%N), iconv, awk, and bash for sessions.
+# Environment (the Makefile's run target passes it): MAKE (make), TANGLED (tangled), MEASUREMENTS (measurements), GPU
+# (the set's name; empty: from the GPU's name), RUNS (5: the runs of a program or session that names none with a line
+# "// runs: N" or "# runs: N"), TIMEOUT (seconds per run, 120), FORCE (1: run everything), ONLY (names: run just those),
+# CHAPTER (NN or NN-slug: run just that chapter's, as TANGLED/roots.tsv says), NVCC (nvcc), GPUINFO (a command printing
+# the provenance lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi). The programs are built by `make programs`
+# (with FLAGS, which the records name) into build/bin and run there; run.sh's own files live in build/run.
+# Needs GNU coreutils (timeout, sha256sum, date +%N), iconv, awk, and bash for sessions.
 # shellcheck disable=SC3013 # test -nt: dash, bash and busybox have it
 set -u
 export LC_ALL=C
-MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-measurements} GPU=${GPU:-}
+MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-measurements} GPU=${GPU:-} CHAPTER=${CHAPTER:-}
 RUNS=${RUNS:-5} TIMEOUT=${TIMEOUT:-120} FORCE=${FORCE:-} ONLY=${ONLY:-} NVCC=${NVCC:-nvcc} GPUINFO=${GPUINFO:-}
-CHAPTER=${CHAPTER:-}
 HERE=$(dirname "$0") BIN=$(pwd)/build/bin WORK=$(pwd)/build/run
-FLAGS='-arch=native -Werror all-warnings'   # what make programs compiles with, and the records say
+# What make programs compiles with, and the records say (make run passes it; scripts/gpu/nvccflags owns it).
+FLAGS=${FLAGS:-"-arch=native $(cat "$HERE/nvccflags")"}
 NL='
 '
 die() { echo "run.sh: $*" >&2; exit 2; }
 secs() { r=$(($1 / 1000)).$(printf %03d $(($1 % 1000))); } # MS -> r: seconds with 3 decimals
+has() { case " $1 " in *" $2 "*) ;; *) return 1 ;; esac; } # LIST NAME: the blank-separated LIST has NAME
 
 case $RUNS in '' | *[!0-9]* | 0*) die "RUNS must be a positive whole number, found '$RUNS'" ;; esac
 case $TIMEOUT in '' | *[!0-9.]* | .* | *. | *.*.*) die "TIMEOUT must be a number of seconds, found '$TIMEOUT'" ;; esac
@@ -34,42 +34,38 @@ mkdir -p "$WORK" "$BIN" || die "cannot create $WORK and $BIN"
 # ---------- what there is to run: programs first, then the sessions that run them ----------
 names='' width=4
 for f in "$TANGLED"/*.cu "$TANGLED"/*.sh; do
-	[ -f "$f" ] || continue
-	b=${f##*/} && n=${b%.*}
-	case $n in '' | .* | *[!A-Za-z0-9._-]*) die "$f: a name of letters, digits, '.', '_' and '-' expected" ;; esac
-	case " $names " in *" $n "*) die "$TANGLED/$n.cu and $n.sh would both be recorded as $n.rec" ;; esac
-	names="$names $n"
-	[ ${#n} -le $width ] || width=${#n}
+    [ -f "$f" ] || continue
+    b=${f##*/} && n=${b%.*}
+    case $n in '' | .* | *[!A-Za-z0-9._-]*) die "$f: a name of letters, digits, '.', '_' and '-' expected" ;; esac
+    ! has "$names" "$n" || die "$TANGLED/$n.cu and $n.sh would both be recorded as $n.rec"
+    names="$names $n"
+    [ ${#n} -le $width ] || width=${#n}
 done
-for n in $ONLY; do
-	case " $names " in *" $n "*) ;; *) die "ONLY names '$n', which is no program or session in $TANGLED" ;; esac
-done
+for n in $ONLY; do has "$names" "$n" || die "ONLY names '$n', which is no program or session in $TANGLED"; done
 # CHAPTER=NN: the programs and sessions that chapter defines, as ONLY would name them.
 if [ -n "$CHAPTER" ]; then
-	case $CHAPTER in *[!a-z0-9-]* | -*) die "CHAPTER must be a chapter's NN or NN-slug, found '$CHAPTER'" ;; esac
-	ONLY="$ONLY $(awk -F '\t' -v c="$CHAPTER" '{ b = $1; sub(/.*\//, "", b); sub(/\.nw$/, "", b) }
-		b == c || substr(b, 1, length(c) + 1) == c "-" { sub(/\.[^.]*$/, "", $2); printf " %s", $2 }' "$TANGLED/roots.tsv" 2>/dev/null)"
-	[ -n "$(echo $ONLY)" ] || die "CHAPTER=$CHAPTER: no chapter of that number defines a program or session ($TANGLED/roots.tsv)"
+    case $CHAPTER in *[!a-z0-9-]* | -*) die "CHAPTER must be a chapter's NN or NN-slug, found '$CHAPTER'" ;; esac
+    ONLY="$ONLY $(awk -F '\t' -v c="$CHAPTER" '{ b = $1; sub(/.*\//, "", b); sub(/\.nw$/, "", b) }
+        b == c || substr(b, 1, length(c) + 1) == c "-" { sub(/\.[^.]*$/, "", $2); printf " %s", $2 }' "$TANGLED/roots.tsv" 2>/dev/null)"
+    [ -n "$(echo $ONLY)" ] || die "CHAPTER=$CHAPTER: no chapter of that number defines a program or session ($TANGLED/roots.tsv)"
 fi
 
 # ---------- provenance, once: gpuinfo (or GPUINFO), nvidia-smi's driver and peak SM clock, nvcc ----------
 if [ -n "$GPUINFO" ]; then
-	info=$(sh -c "$GPUINFO" </dev/null) || die "GPUINFO ($GPUINFO) failed"
+    info=$(sh -c "$GPUINFO" </dev/null) || die "GPUINFO ($GPUINFO) failed"
 else
-	if ! [ "$WORK/gpuinfo" -nt "$HERE/gpuinfo.cu" ]; then
-		"$NVCC" -arch=native -o "$WORK/gpuinfo" "$HERE/gpuinfo.cu" </dev/null || die "cannot build $HERE/gpuinfo.cu with $NVCC"
-	fi
-	info=$(timeout -k 5 60 "$WORK/gpuinfo" </dev/null) || die "$WORK/gpuinfo failed: is there a GPU and a driver?"
-	# The peak SM clock: the current one, read while nothing runs, is the idle clock.
-	smi=$(timeout -k 5 60 nvidia-smi -i 0 --query-gpu=driver_version,clocks.max.sm \
-		--format=csv,noheader,nounits 2>/dev/null </dev/null) && info="$info${NL}driver ${smi%%,*}${NL}sm_clock_mhz ${smi#*,}"
+    [ "$WORK/gpuinfo" -nt "$HERE/gpuinfo.cu" ] ||
+        "$NVCC" -arch=native -o "$WORK/gpuinfo" "$HERE/gpuinfo.cu" </dev/null || die "cannot build $HERE/gpuinfo.cu with $NVCC"
+    info=$(timeout -k 5 60 "$WORK/gpuinfo" </dev/null) || die "$WORK/gpuinfo failed: is there a GPU and a driver?"
+    # The peak SM clock: the current one, read while nothing runs, is the idle clock.
+    smi=$(timeout -k 5 60 nvidia-smi -i 0 --query-gpu=driver_version,clocks.max.sm \
+        --format=csv,noheader,nounits 2>/dev/null </dev/null) && info="$info${NL}driver ${smi%%,*}${NL}sm_clock_mhz ${smi#*,}"
 fi
 ver=$("$NVCC" --version 2>/dev/null </dev/null | sed -n 's/.*release .*, V\([0-9][0-9.]*\).*/\1/p')
-# Whatever keys gpuinfo prints (scripts/gpu/gpuinfo.cu owns them), in its order, then nvcc; the last
-# line of a key wins (nvidia-smi's driver and clock), and a value of [N/A] is no value.
-PROV=$(printf '%s\nnvcc %s\n' "$info" "$ver" | awk 'NF >= 2 && $2 != "[N/A]" && $1 ~ /^[a-z0-9_]+$/ {
-	k = $1; sub(/^[^ ]+ +/, ""); if (!(k in v)) order[++n] = k; v[k] = $0 } END { for (i = 1; i <= n; i++) print order[i], v[order[i]] }' |
-	tr -d '\000-\010\013-\037\177')
+# Whatever keys gpuinfo prints (scripts/gpu/gpuinfo.cu owns the device's), in its order, then
+# nvidia-smi's and nvcc: a key's first line, blanks after it one space; a value of [N/A] is no value.
+PROV=$(printf '%s\nnvcc %s\n' "$info" "$ver" | awk 'NF >= 2 && $2 != "[N/A]" && $1 ~ /^[a-z0-9_]+$/ && !seen[$1]++ {
+    k = $1; sub(/^[^ ]+ +/, ""); print k, $0 }' | tr -d '\000-\010\013-\037\177')
 GPUNAME=$(printf '%s\n' "$PROV" | sed -n 's/^gpu //p')
 [ -n "$GPUNAME" ] || die "the provenance names no GPU (no 'gpu NAME' line)"
 [ -n "$GPU" ] || GPU=$(echo "$GPUNAME" | sed 's/^NVIDIA //' | tr A-Z a-z | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
@@ -86,33 +82,23 @@ other=$(grep -h -m 1 '^gpu ' "$SET"/*.rec 2>/dev/null | grep -v -x -F "gpu $GPUN
 # "\nNAME.cu HEX\n" per file of tangled/, looked up by sha.
 SUMS=$NL$(cd "$TANGLED" && sha256sum -- *.cu *.sh 2>/dev/null | sed 's/^\([0-9a-f]*\) [ *]\(.*\)$/\2 \1/')$NL
 sha() { h=${SUMS#*"$NL$1 "} && h=${h%%"$NL"*}; }
-built() { # NAME: make built build/bin/NAME from tangled/NAME.cu as it is now
-	case " $nobuild " in *" $1 "*) return 1 ;; esac
-	[ -x "$BIN/$1" ] && ! [ "$TANGLED/$1.cu" -nt "$BIN/$1" ]
-}
+# built NAME: make built build/bin/NAME from tangled/NAME.cu as it is now (a failed build leaves none)
+built() { [ -x "$BIN/$1" ] && ! [ "$TANGLED/$1.cu" -nt "$BIN/$1" ]; }
 
 describe() { # NAME: sets kind src cmd progs, and keys: the record's lines sha256 .. command
-	nv=${NVCC##*/}
-	if [ -f "$TANGLED/$1.cu" ]; then
-		kind=program src=$1.cu cmd=./$1 progs='' cc="$nv $FLAGS -o $1 $1.cu"
-	else
-		kind=session src=$1.sh cmd="bash $1.sh" progs='' cc="$nv $FLAGS"
-		# Each ./PROG that a command line names, in order, once: the session runs the program PROG.
-		for p in $(awk '/^[ \t]*#/ { next } { s = $0
-			while (match(s, /(^|[^A-Za-z0-9_.\/-])\.\/[A-Za-z0-9_.-]+/)) {
-				w = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH); sub(/^.*\.\//, "", w)
-				if (substr(s, 1, 1) != "/" && !(w in seen)) { seen[w]; print w } } }' "$TANGLED/$src"); do
-			[ ! -f "$TANGLED/$p.cu" ] || progs="$progs $p"
-		done
-	fi
-	sha "$src" && keys="sha256 $h"
-	for p in $progs; do sha "$p.cu" && keys="$keys${NL}uses $p.cu $h"; done
-	keys="$keys${NL}compile $cc${NL}command $cmd"
+    kind=program src=$1.cu cmd=./$1 progs='' cc="${NVCC##*/} $FLAGS -o $1 $1.cu"
+    if [ ! -f "$TANGLED/$src" ]; then
+        kind=session src=$1.sh cmd="bash $1.sh" cc="${NVCC##*/} $FLAGS"
+        progs=$(sh "$HERE/session.sh" programs "$TANGLED" "$TANGLED/$src" | tr '\n' ' ')
+    fi
+    sha "$src" && keys="sha256 $h"
+    for p in $progs; do sha "$p.cu" && keys="$keys${NL}uses $p.cu $h"; done
+    keys="$keys${NL}compile $cc${NL}command $cmd"
 }
 
 current() { # NAME (described): its record is complete and was made from these sources, so, on this GPU
-	[ -f "$SET/$1.rec" ] && [ "$(awk '/^(sha256|uses|compile|command|gpu) / { print } { last = $0 }
-		END { print (last ~ /^end [0-9]+$/) ? "end" : "incomplete" }' "$SET/$1.rec")" = "$keys${NL}gpu $GPUNAME${NL}end" ]
+    [ -f "$SET/$1.rec" ] && [ "$(awk '/^(sha256|uses|compile|command|gpu) / { print } { last = $0 }
+        END { print (last ~ /^end [0-9]+$/) ? "end" : "incomplete" }' "$SET/$1.rec")" = "$keys${NL}gpu $GPUNAME${NL}end" ]
 }
 
 say() { printf "%-${width}s  %s\n" "$1" "$2"; }
@@ -120,125 +106,107 @@ say() { printf "%-${width}s  %s\n" "$1" "$2"; }
 last() { awk '/^run [0-9]+ exit / { n++; s += $6 } END { if (n) printf "%d run%s  %8.3f s", n, n == 1 ? " " : "s", s; else print "not measured" }' "$SET/$1.rec" 2>/dev/null || echo "not measured"; }
 todo='' cached=0
 for n in $names; do
-	if [ -n "$ONLY" ]; then case " $ONLY " in *" $n "*) ;; *) continue ;; esac; fi
-	describe "$n"
-	if [ -z "$ONLY" ] && [ "$FORCE" != 1 ] && current "$n"; then
-		cached=$((cached + 1)) && say "$n" cached
-	else
-		todo="$todo $n"
-	fi
+    [ -z "$ONLY" ] || has "$ONLY" "$n" || continue
+    describe "$n"
+    if [ -z "$ONLY" ] && [ "$FORCE" != 1 ] && current "$n"; then
+        cached=$((cached + 1)) && say "$n" cached
+    else
+        todo="$todo $n"
+    fi
 done
-# What is to run, and how long it took last time.
+# What is to run, and how long it took last time; then compile: the binaries measured are the ones make builds.
 if [ -n "$todo" ]; then
-	echo "run: to measure, with the time its runs took last time:"
-	for n in $todo; do say "$n" "last time $(last "$n")"; done
-	# shellcheck disable=SC2086 # names: no blanks
-	was=$(cd "$SET" && cat $(for n in $todo; do [ -f "$n.rec" ] && echo "$n.rec"; done) </dev/null 2>/dev/null |
-		awk '/^run [0-9]+ exit / { s += $6 } END { printf "%.1f", s }')
-	echo "run: $(echo $todo | wc -w) to measure; their runs took $was s last time"
-fi
-
-# ---------- compile: the binaries measured are the ones make builds ----------
-nobuild=''
-if [ -n "$todo" ]; then
-	# -k: a program that does not compile fails alone (below); the others are still built and measured.
-	# shellcheck disable=SC2086 # MAKE may be a command with arguments
-	compiled=$(date +%s%3N)
-	{ $MAKE -k -j"$(nproc)" programs NVCCFLAGS="$FLAGS" NVCC="$NVCC" </dev/null 2>&1; echo $? >"$WORK/make.rc"; } | tee "$WORK/make.log"
-	compiled=$(($(date +%s%3N) - compiled)) && secs "$compiled" && echo "run: compiled in $r s"
-	# Its old binary is no binary of the source now: "make: *** [Makefile:9: build/bin/NAME] Error 1".
-	[ "$(cat "$WORK/make.rc")" = 0 ] || nobuild=$(sed -n 's|.*build/bin/\([A-Za-z0-9._-]*\)\] Error.*|\1|p' "$WORK/make.log" | tr "\n" " ")
+    echo "run: to measure, with the time its runs took last time:"
+    for n in $todo; do say "$n" "last time $(last "$n")"; done
+    # shellcheck disable=SC2086 # names: no blanks
+    was=$(cd "$SET" && cat $(for n in $todo; do [ -f "$n.rec" ] && echo "$n.rec"; done) </dev/null 2>/dev/null |
+        awk '/^run [0-9]+ exit / { s += $6 } END { printf "%.1f", s }')
+    echo "run: $(echo $todo | wc -w) to measure; their runs took $was s last time"
+    # -k: a program that does not compile fails alone (below); make leaves no binary of it.
+    compiled=$(date +%s%3N)
+    # shellcheck disable=SC2086 # MAKE may be a command with arguments
+    $MAKE -k -j"$(nproc)" programs NVCCFLAGS="$FLAGS" NVCC="$NVCC" </dev/null 2>&1
+    compiled=$(($(date +%s%3N) - compiled)) && secs "$compiled" && echo "run: compiled in $r s"
 fi
 
 # ---------- the runs ----------
 # A run of a session: each command line on its own in a fresh bash with pipefail, its output in
 # $2.C.o and $2.C.e; the first command that fails ends the run with its status.
 DRIVER='i=0; while IFS= read -r line; do i=$((i + 1)); echo "$i" >"$2.cur"
-	bash -o pipefail -c "$line" >"$2.$i.o" 2>"$2.$i.e" </dev/null || exit; done <"$1"'
-# A stream of a run as record lines: at most 10000 lines and 4 MiB kept (a line cut there is marked), CR
-# before LF dropped, no invalid UTF-8, controls but tab and bidi controls (U+202A-E, U+2066-9) as '?'.
+    bash -o pipefail -c "$line" >"$2.$i.o" 2>"$2.$i.e" </dev/null || exit; done <"$1"'
+# stream o|e FILE: a stream of a run as record lines: at most 10000 lines and 4 MiB kept (a line cut there is marked),
+# CR before LF dropped, no invalid UTF-8, controls but tab and bidi controls (U+202A-E, U+2066-9) as '?'.
 LIMIT='{ sub(/\r$/, "") } n >= 10000 || (b > 4194290 && b + length($0) > 4194303) { more++; next } { n++ }
-	b + length($0) > 4194303 { $0 = substr($0, 1, 4194290 - b) "[record: cut]"; cut = 1 } { b += length($0) + 1; print }
-	END { if (more || cut) print "[record: " more + 0 " more lines not kept]" }'
+    b + length($0) > 4194303 { $0 = substr($0, 1, 4194290 - b) "[record: cut]"; cut = 1 } { b += length($0) + 1; print }
+    END { if (more || cut) print "[record: " more + 0 " more lines not kept]" }'
 SANE='{ gsub(/[\001-\010\013-\037\177]|\302[\200-\237]|\342\200[\252-\256]|\342\201[\246-\251]/, "?"); print p " " $0 }'
-stream() { # o|e FILE
-	[ ! -s "$2" ] || tr '\000' '?' <"$2" | awk "$LIMIT" | iconv -f UTF-8 -t UTF-8 -c 2>/dev/null | awk -v p="$1" "$SANE"
-}
+stream() { [ ! -s "$2" ] || tr '\000' '?' <"$2" | awk "$LIMIT" | iconv -f UTF-8 -t UTF-8 -c 2>/dev/null | awk -v p="$1" "$SANE"; }
 why() { # STATUS MS: what ended a run; timeout says 124 (137 after -k) when it fired, which takes TIMEOUT
-	case $1 in 124 | 137) [ "$2" -lt "$TIMEOUT_MS" ] || { echo "timed out after ${TIMEOUT}s" && return; } ;; esac
-	[ "$1" -gt 128 ] && s=$(kill -l "$1" 2>/dev/null) && echo "killed by signal $s" || echo "exit status $1"
+    case $1 in 124 | 137) [ "$2" -lt "$TIMEOUT_MS" ] || { echo "timed out after ${TIMEOUT}s" && return; } ;; esac
+    [ "$1" -gt 128 ] && s=$(kill -l "$1" 2>/dev/null) && echo "killed by signal $s" || echo "exit status $1"
 }
-ran=0 failed='' alltotal=0
+ran=0 failed='' nfailed=0 alltotal=0 child=
 fail() { # WHY FILE...: NAME failed; the end of the files says why
-	failed="$failed $n" && echo "FAILED: $1"
-	shift
-	for f; do [ ! -s "$f" ] || tail -n 20 "$f" | sed 's/^/    | /'; done
-	[ ! -f "$SET/$n.rec" ] || echo "    the previous record $SET/$n.rec is kept"
+    failed="$failed $n" nfailed=$((nfailed + 1)) && echo "FAILED: $1" && shift
+    for f; do [ ! -s "$f" ] || tail -n 20 "$f" | sed 's/^/    | /'; done
+    [ ! -f "$SET/$n.rec" ] || echo "    the previous record $SET/$n.rec is kept"
 }
-child=
 trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; fi; echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
 
 for n in $todo; do
-	describe "$n"
-	printf "%-${width}s  " "$n"
-	O=$WORK/out && rm -rf "$O" && mkdir "$O" || die "cannot create $O"
-	# The runs it asks for ("# runs: N" in a session, "// runs: N" in a program, maybe followed by a
-	# comment), and a session's commands.
-	runs=$(awk -v def="$RUNS" -v cmds="$WORK/cmds" -v prog="$kind" 'BEGIN { printf "" >cmds; r = def }
-		/^[ \t]*(#|\/\/)[ \t]*runs:/ && !seen++ { r = $0; sub(/^[ \t]*(#|\/\/)[ \t]*runs:[ \t]*/, "", r); sub(/[ \t].*/, "", r); if (r !~ /^[1-9][0-9]*$/) r = "bad" }
-		prog == "program" || /^[ \t]*(#|$)/ { next } { sub(/\r$/, ""); print >cmds } END { print r }' "$TANGLED/$src")
-	[ "$runs" != bad ] || { fail "its 'runs: N' line needs a positive whole number N"; continue; }
-	if [ $kind = program ]; then
-		echo "./$n" >"$WORK/cmds"
-		built "$n" || { fail "does not compile: $cc"; continue; }
-	else
-		bad= && for p in $progs; do built "$p" || bad="$bad $p"; done
-		[ -z "$bad" ] || { fail "needs$bad, which does not compile"; continue; }
-	fi
-	date=$(date -u +%Y-%m-%dT%H:%M:%SZ) walls='' total=0 i=1 st=0
-	while [ $i -le "$runs" ]; do
-		start=$(date +%s%3N)
-		if [ $kind = program ]; then
-			(cd "$BIN" && exec timeout -k 5 "$TIMEOUT" "./$n") >"$O/$i.1.o" 2>"$O/$i.1.e" </dev/null &
-		else
-			(cd "$BIN" && exec timeout -k 5 "$TIMEOUT" bash -c "$DRIVER" session "$WORK/cmds" "$O/$i") </dev/null &
-		fi
-		# In the background, so that a signal to run.sh reaches timeout and, through it, the program.
-		child=$! && wait "$child" 2>/dev/null
-		st=$? child='' ms=$(($(date +%s%3N) - start))
-		[ "$st" = 0 ] || break
-		secs "$ms" && walls="$walls $r" total=$((total + ms)) i=$((i + 1))
-	done
-	if [ "$st" != 0 ]; then
-		c=1 && [ $kind = program ] || c=$(cat "$O/$i.cur" 2>/dev/null || echo 1)
-		at= && [ $kind = program ] || at=", at \$ $(sed -n "${c}p" "$WORK/cmds")"
-		fail "$(why "$st" "$ms") in run $i$at" "$O/$i.$c.o" "$O/$i.$c.e"
-		continue
-	fi
-	tmp=$SET/.$n.rec.tmp
-	{
-		echo "# $n.rec -- written by make run; measure it again with make run ONLY=$n, never edit it by hand"
-		printf 'name %s\nkind %s\nsource %s\n%s\n%s\ndate %s\n' "$n" $kind "$src" "$keys" "$PROV" "$date"
-		i=1 && for w in $walls; do
-			echo "run $i exit 0 wall_s $w"
-			c=0 && while IFS= read -r line; do
-				c=$((c + 1))
-				[ $kind = program ] || printf '$ %s\n' "$line"
-				stream o "$O/$i.$c.o"; stream e "$O/$i.$c.e"
-			done <"$WORK/cmds"
-			i=$((i + 1))
-		done
-		echo "end $runs"
-	} >"$tmp" && mv -f "$tmp" "$SET/$n.rec" || { rm -f "$tmp"; fail "cannot write $SET/$n.rec"; continue; }
-	secs "$total" && ran=$((ran + 1)) alltotal=$((alltotal + total)) && printf '%d runs  %8s s\n' "$runs" "$r"
+    describe "$n"
+    printf "%-${width}s  " "$n"
+    O=$WORK/out && rm -rf "$O" && mkdir "$O" || die "cannot create $O"
+    # The runs it asks for: its first "# runs: N" (session) or "// runs: N" (program) line, maybe followed by a comment.
+    runs=$(awk -v r="$RUNS" 'sub(/^[ \t]*(#|\/\/)[ \t]*runs:[ \t]*/, "") { r = ($1 ~ /^[1-9][0-9]*$/) ? $1 : "bad"; exit }
+        END { print r }' "$TANGLED/$src")
+    [ "$runs" != bad ] || { fail "its 'runs: N' line needs a positive whole number N"; continue; }
+    if [ $kind = program ]; then
+        echo "./$n" >"$WORK/cmds"
+        built "$n" || { fail "does not compile: $cc"; continue; }
+    else
+        sh "$HERE/session.sh" commands "$TANGLED/$src" >"$WORK/cmds"
+        bad= && for p in $progs; do built "$p" || bad="$bad $p"; done
+        [ -z "$bad" ] || { fail "needs$bad, which does not compile"; continue; }
+    fi
+    date=$(date -u +%Y-%m-%dT%H:%M:%SZ) walls='' total=0 i=1 st=0
+    while [ $i -le "$runs" ]; do
+        start=$(date +%s%3N)
+        if [ $kind = program ]; then
+            (cd "$BIN" && exec timeout -k 5 "$TIMEOUT" "./$n") >"$O/$i.1.o" 2>"$O/$i.1.e" </dev/null &
+        else
+            (cd "$BIN" && exec timeout -k 5 "$TIMEOUT" bash -c "$DRIVER" session "$WORK/cmds" "$O/$i") </dev/null &
+        fi
+        # In the background, so that a signal to run.sh reaches timeout and, through it, the program.
+        child=$! && wait "$child" 2>/dev/null
+        st=$? child='' ms=$(($(date +%s%3N) - start))
+        [ "$st" = 0 ] || break
+        secs "$ms" && walls="$walls $r" total=$((total + ms)) i=$((i + 1))
+    done
+    if [ "$st" != 0 ]; then
+        c=1 && [ $kind = program ] || c=$(cat "$O/$i.cur" 2>/dev/null || echo 1)
+        at= && [ $kind = program ] || at=", at \$ $(sed -n "${c}p" "$WORK/cmds")"
+        fail "$(why "$st" "$ms") in run $i$at" "$O/$i.$c.o" "$O/$i.$c.e"
+        continue
+    fi
+    tmp=$SET/.$n.rec.tmp
+    {
+        echo "# $n.rec -- written by make run; measure it again with make run ONLY=$n, never edit it by hand"
+        printf 'name %s\nkind %s\nsource %s\n%s\n%s\ndate %s\n' "$n" $kind "$src" "$keys" "$PROV" "$date"
+        i=0 && for w in $walls; do
+            i=$((i + 1)) && echo "run $i exit 0 wall_s $w"
+            c=0 && while IFS= read -r line; do
+                c=$((c + 1))
+                [ $kind = program ] || printf '$ %s\n' "$line"
+                stream o "$O/$i.$c.o"; stream e "$O/$i.$c.e"
+            done <"$WORK/cmds"
+        done
+        echo "end $runs"
+    } >"$tmp" && mv -f "$tmp" "$SET/$n.rec" || { rm -f "$tmp"; fail "cannot write $SET/$n.rec"; continue; }
+    secs "$total" && ran=$((ran + 1)) alltotal=$((alltotal + total)) && printf '%d runs  %8s s\n' "$runs" "$r"
 done
 
-# shellcheck disable=SC2086 # names: no blanks
-set -- $failed
 secs "$alltotal" && took="their runs took $r s"
 [ -z "${compiled:-}" ] || { secs "$compiled" && took="$took, compiling $r s"; }
-if [ $# -gt 0 ]; then
-	echo "run: $ran ran, $cached cached, $# failed:$failed (in $SET; $took)"
-	exit 1
-fi
-echo "run: $ran ran, $cached cached, 0 failed (in $SET; $took)"
+echo "run: $ran ran, $cached cached, $nfailed failed${failed:+:$failed} (in $SET; $took)"
+[ -z "$failed" ] || exit 1

@@ -1,0 +1,42 @@
+-- sets.lua -- the book's pandoc filter for its measurement sets (notes/design.md, "Sets"): a page of the
+-- default set (-M default-set) is SLUG.html, another set's SLUG.SET.html, and so are its figures and
+-- PDF; each page names its GPU and links to the same page of the other sets (-M sets="a b"); the PDF's
+-- title page names its set and its day (-M date, else the set's latest measurement's).
+package.path = PANDOC_SCRIPT_FILE:gsub('[^/]*$', '') .. '?.lua;' .. package.path
+local B = require('book')
+local List, str = pandoc.List, pandoc.utils.stringify
+
+local suffix = ''
+local function resuffix(s) return (s:gsub('^([%w_%-]+)%.(html)', '%1' .. suffix .. '.%2'):gsub('^book%.pdf$', 'book' .. suffix .. '.pdf')) end
+
+local function set_meta(meta)
+  local set = B.set
+  local default = meta['default-set'] and str(meta['default-set']) or set
+  local function sfx(s) return s == default and '' or '.' .. s end
+  suffix = sfx(set)
+  local gpu, page = B.tbl().set.gpu or 'an unknown GPU', B.source:match('([^/]*)%.%w+$') or 'index'
+  meta.suffix, meta['book-set'], meta['book-gpu'] = suffix, set, gpu
+  for _, link in ipairs(List(meta['book-chapters'] or {}) .. List({ meta.prev or nil }) .. List({ meta.next or nil })) do
+    link.href = resuffix(str(link.href))
+  end
+  local sets = List()
+  for s in (meta.sets and str(meta.sets) or ''):gmatch('%S+') do
+    sets:insert({ name = s, href = page .. sfx(s) .. '.html', current = s == set or nil })
+  end
+  meta['book-sets'] = #sets > 1 and sets or nil
+  local day = meta.date and str(meta.date) or (B.tbl().set.date or ''):match('^[^T]+') or ''
+  meta.date = B.is_latex and ('Measured on the %s (set %s), %s'):format(gpu, set, day) or day
+end
+
+function Pandoc(doc)
+  B.setup(doc)
+  if B.values_path then set_meta(doc.meta) end
+  -- The book's own links and figures, to this set's names; in the PDF, where all chapters are one
+  -- document, a link to another chapter's page, SLUG.html#ID, becomes #ID.
+  local res = doc:walk({
+    Link = function(l) l.target = B.is_latex and l.target:gsub('^%d%d%-[%w_%-]+%.html(#.+)$', '%1') or resuffix(l.target); return l end,
+    Image = B.is_html and function(i) i.src = i.src:gsub('^([%w_%-]+)%.svg$', '%1' .. suffix .. '.svg'); return i end or nil,
+  })
+  res.meta = doc.meta
+  return res
+end
