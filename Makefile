@@ -15,7 +15,8 @@ NVCCFLAGS ?= -arch=$(ARCH) $(file <scripts/gpu/nvccflags)
 CC ?= cc
 CFLAGS ?= -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -pedantic
 NWLIB ?= /usr/lib/noweb
-NOWEB := $(wildcard $(NWLIB)/nt)   # where noweb is missing (the GPU machine), tangled/ is used as it is
+# Where noweb is missing (the GPU machine), tangled/ is used as it is.
+NOWEB := $(wildcard $(NWLIB)/nt)
 PANDOC ?= pandoc
 T := build/tools
 # Every page of the site: each set's chapters, front page and measurements page.

@@ -1,4 +1,5 @@
 // cas_max.cu: a float atomicMax built from atomicCAS, two other ways, timed and checked against the CPU
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -19,14 +20,15 @@
     }                                                                      \
   } while (0)
 
-const int N = 1 << 20;
+const int N = 1 << 20;            // the scrambled input
+const int ASCENDING = N / 64;     // the ascending input: enough to show its contention, which grows with it
 const int THREADS = 256;
 const unsigned STEPS = 2000001;   // inputs are -1000, -999.999, ..., 1000: STEPS values
 const float STEP = 0.001f, LOWEST = -1000.0f;
 
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;
@@ -48,12 +50,24 @@ __global__ void hold_gpu(unsigned long long ns) {
   while (now - start < ns);
 }
 
-// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
-// warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output in the same state. Both must only enqueue work
-// (no call that waits for the GPU), or the hold is lost.
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+#define TIMED "%.4f ms (%.4f to %.4f)"
+#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
-static float time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -72,8 +86,8 @@ static float time_ms(Reset reset, Launch launch) {
   }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
-  return ms[TIMED_LAUNCHES / 2];
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
 }
 
 // atomicMax has no float version, but atomicCAS can build any atomic
@@ -119,14 +133,14 @@ __global__ void max_kernel(const float *x, float *result, int n) {
 }
 
 template <void (*MAX)(float *, float)>
-static void launch_max(const float *d_x, float *d_max) {
-  max_kernel<MAX><<<N / THREADS, THREADS>>>(d_x, d_max, N);
+static void launch_max(const float *d_x, float *d_max, int n) {
+  max_kernel<MAX><<<(n + THREADS - 1) / THREADS, THREADS>>>(d_x, d_max, n);
   CHECK(cudaGetLastError());
 }
 
 struct Method {
   const char *name;
-  void (*launch)(const float *, float *);
+  void (*launch)(const float *, float *, int);
 };
 const Method METHODS[] = {{"CAS loop", launch_max<atomic_max<true>>},
                           {"CAS loop without the early exit", launch_max<atomic_max<false>>},
@@ -137,18 +151,20 @@ const Method METHODS[] = {{"CAS loop", launch_max<atomic_max<true>>},
 static bool max_case(const char *input, const std::vector<float> &x, float *d_x, float *d_max,
                      const float *d_start) {
   const float expected = *std::max_element(x.begin(), x.end());
-  CHECK(cudaMemcpy(d_x, x.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+  const int n = (int)x.size();
+  CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  printf("%s input, values: %d\n", input, n);
   printf("%s input, CPU max: %.3f\n", input, expected);
   bool ok = true;
   for (const Method &m : METHODS) {
-    const float ms = time_ms(
+    const Timing t = time_ms(
         [&] {
           CHECK(cudaMemcpyAsync(d_max, d_start, sizeof(float), cudaMemcpyDeviceToDevice));
         },
-        [&] { m.launch(d_x, d_max); });
+        [&] { m.launch(d_x, d_max, n); });
     float got = 0.0f;
     CHECK(cudaMemcpy(&got, d_max, sizeof(float), cudaMemcpyDeviceToHost));
-    printf("%s, %s input: %.4f ms\n", m.name, input, ms);
+    printf("%s, %s input: " TIMED "\n", m.name, input, TIMED_ARGS(t));
     if (got != expected) {   // a maximum involves no rounding: it must match exactly
       fprintf(stderr, "%s, %s input: GPU max %.3f, CPU max %.3f\n", m.name, input, got, expected);
       ok = false;
@@ -167,7 +183,8 @@ int main() {
   const float start = -INFINITY;                           // below every input
   CHECK(cudaMemcpy(d_start, &start, sizeof(float), cudaMemcpyHostToDevice));
   bool ok = max_case("scrambled", x, d_x, d_max, d_start);
-  for (int k = 0; k < N; k++) x[k] = k * STEP + LOWEST;   // each value above all before it
+  x.resize(ASCENDING);
+  for (int k = 0; k < ASCENDING; k++) x[k] = k * STEP + LOWEST;   // each value above all before it
   ok = max_case("ascending", x, d_x, d_max, d_start) && ok;
   CHECK(cudaFree(d_x));
   CHECK(cudaFree(d_max));

@@ -1,4 +1,5 @@
 // float_order.cu: floats of mixed sizes summed with atomics, then in two fixed-order passes
+// runs: 3   (what it prints varies from run to run; three runs show how much)
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -26,8 +27,8 @@ const int BLOCKS = N / THREADS;
 const int LAUNCHES = 21;
 
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;

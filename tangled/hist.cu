@@ -1,4 +1,5 @@
 // hist.cu: 16M bytes into 256 bins with global atomics, spread out, then all in one bin
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
 #include <algorithm>
 #include <vector>
 #include <cstdio>
@@ -22,8 +23,8 @@ const int BINS = 256;      // one bin per byte value
 const int THREADS = 256;
 
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;
@@ -45,12 +46,24 @@ __global__ void hold_gpu(unsigned long long ns) {
   while (now - start < ns);
 }
 
-// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
-// warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output in the same state. Both must only enqueue work
-// (no call that waits for the GPU), or the hold is lost.
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+#define TIMED "%.4f ms (%.4f to %.4f)"
+#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
-static float time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -69,8 +82,8 @@ static float time_ms(Reset reset, Launch launch) {
   }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
-  return ms[TIMED_LAUNCHES / 2];
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
 }
 
 // One thread per value, one global atomic per value.
@@ -95,14 +108,14 @@ static std::vector<Counter> make_counters();   // each program defines its own
 // histograms it left and compare every bin with the CPU's count. d_bins holds
 // `most` histograms, and all of them are cleared before each launch, whichever
 // counter runs, so that every counter starts from the same state.
-static float histogram_case(const std::vector<unsigned char> &data, const Counter &c,
-                            unsigned char *d_data, unsigned *d_bins, int most, bool &ok) {
+static Timing histogram_case(const std::vector<unsigned char> &data, const Counter &c,
+                             unsigned char *d_data, unsigned *d_bins, int most, bool &ok) {
   CHECK(cudaMemcpy(d_data, data.data(), N, cudaMemcpyHostToDevice));
   std::vector<unsigned> expected(BINS, 0);
   for (int k = 0; k < N; k++) expected[data[k]]++;
 
   const size_t bin_bytes = (size_t)most * BINS * sizeof(unsigned);
-  const float ms = time_ms([&] { CHECK(cudaMemset(d_bins, 0, bin_bytes)); },
+  const Timing t = time_ms([&] { CHECK(cudaMemset(d_bins, 0, bin_bytes)); },
                            [&] { c.launch(d_data, d_bins); });
 
   std::vector<unsigned> got((size_t)c.histograms * BINS);
@@ -115,7 +128,7 @@ static float histogram_case(const std::vector<unsigned char> &data, const Counte
       ok = false;
     }
   }
-  return ms;
+  return t;
 }
 
 int main() {
@@ -132,12 +145,12 @@ int main() {
 
   bool ok = true;
   for (const Counter &c : counters)
-    printf("spread over %d bins%s: %.4f ms\n", BINS, c.name,
-           histogram_case(data, c, d_data, d_bins, most, ok));
+    printf("spread over %d bins%s: " TIMED "\n", BINS, c.name,
+           TIMED_ARGS(histogram_case(data, c, d_data, d_bins, most, ok)));
   std::fill(data.begin(), data.end(), 0);                    // now everything lands in bin 0
   for (const Counter &c : counters)
-    printf("all in one bin%s: %.4f ms\n", c.name,
-           histogram_case(data, c, d_data, d_bins, most, ok));
+    printf("all in one bin%s: " TIMED "\n", c.name,
+           TIMED_ARGS(histogram_case(data, c, d_data, d_bins, most, ok)));
 
   CHECK(cudaFree(d_data));
   CHECK(cudaFree(d_bins));

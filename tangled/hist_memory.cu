@@ -1,3 +1,5 @@
+// hist_memory.cu: histograms of 1 GiB of words and of bytes, in three shapes, step by step, against CUB
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 #include <cub/cub.cuh>
 #include <thrust/iterator/transform_iterator.h>
@@ -26,14 +29,39 @@ const int THREADS = 256;         // threads per block, for every kernel of the c
 const int WARP = 32;
 const int WARPS = THREADS / WARP;
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;
   k *= 0xc2b2ae35u;
   k ^= k >> 16;
   return k;
+}
+// x[k] = make(k) for every k < n, by a grid-stride loop: the GPU makes an input
+// of any size in a few milliseconds.
+template <typename T, typename Make>
+__global__ void make_input(T *x, size_t n, Make make) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += stride) x[k] = make(k);
+}
+
+template <typename T, typename Make>
+static void launch_make_input(T *d_x, size_t n, Make make) {
+  make_input<<<1024, 256>>>(d_x, n, make);
+  CHECK(cudaGetLastError());
+}
+
+static unsigned cpu_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Runs part(first, last, slice) on one slice of [0, n) for each of the
+// cpu_cores(), all at once, slice numbering them from 0.
+template <typename Part>
+static void on_every_core(size_t n, Part part) {
+  const unsigned cores = cpu_cores();
+  std::vector<std::thread> threads;
+  for (unsigned c = 0; c < cores; c++) threads.emplace_back(part, n * c / cores, n * (c + 1) / cores, c);
+  for (std::thread &t : threads) t.join();
 }
 const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
 
@@ -48,12 +76,24 @@ __global__ void hold_gpu(unsigned long long ns) {
   while (now - start < ns);
 }
 
-// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
-// warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output in the same state. Both must only enqueue work
-// (no call that waits for the GPU), or the hold is lost.
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+#define TIMED "%.4f ms (%.4f to %.4f)"
+#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
-static float time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -72,8 +112,8 @@ static float time_ms(Reset reset, Launch launch) {
   }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
-  return ms[TIMED_LAUNCHES / 2];
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
 }
 // As many blocks of kernel k, at THREADS threads each (or threads, with
 // shared_bytes of shared memory allocated at launch), as the GPU holds at once.
@@ -105,11 +145,14 @@ __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink
   if (acc == ~0u) *sink = acc;
 }
 
-// Prints a timing at mib MiB and the rate at which it moved bytes; returns the rate in GB/s.
-static double print_rate(const char *label, int mib, double bytes, float ms, const char *rate = "bandwidth") {
-  printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
-  printf("%s, %d MiB, %s: %.0f GB/s\n", label, mib, rate, bytes / (ms * 1e6));
-  return bytes / (ms * 1e6);
+// Prints a timing at mib MiB and the rate at which it moved bytes, each with
+// its range over the launches (the slowest launch's rate first); returns the
+// median's rate in GB/s.
+static double print_rate(const char *label, int mib, double bytes, Timing t, const char *rate = "bandwidth") {
+  printf("%s, %d MiB: " TIMED "\n", label, mib, TIMED_ARGS(t));
+  printf("%s, %d MiB, %s: %.0f GB/s (%.0f to %.0f)\n", label, mib, rate, bytes / (t.ms * 1e6),
+         bytes / (t.slowest * 1e6), bytes / (t.fastest * 1e6));
+  return bytes / (t.ms * 1e6);
 }
 
 // The read ceiling at n elements, in GB/s: the faster of two read-only
@@ -118,11 +161,11 @@ static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_s
   double best = 0;
   auto one = [&](const char *label, auto kernel) {
     const int grid = full_grid(kernel);
-    const float ms = time_ms([] {}, [&] {
+    const Timing t = time_ms([] {}, [&] {
       kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), n / 4, d_sink);
       CHECK(cudaGetLastError());
     });
-    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), ms));
+    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), t));
   };
   one("read only", read_only<1>);
   one("read only, 8 in flight", read_only<8>);
@@ -150,29 +193,47 @@ static std::vector<unsigned char> zipf_table() {
   return table;
 }
 
-// Sample k of an input of the given shape. A word keeps all 32 bits of its
-// value and is binned by value % 256; a byte is its own bin.
-template <typename T>
-static T sample(size_t k, Shape shape) {
-  static const std::vector<unsigned char> zipf = zipf_table();
-  const unsigned h = scramble((unsigned)k);
-  switch (shape) {
-  case Shape::spread: return (T)h;
-  case Shape::one_bin: return 0;   // as in the lesson: every value 0, all in bin 0
-  default: return (T)((h & ~0xffu) | zipf[h >> 16]);
+// The table in the memory of the CPU, or of the GPU.
+static const unsigned char *zipf(bool on_gpu) {
+  static const std::vector<unsigned char> table = zipf_table();
+  static unsigned char *d_table = nullptr;
+  if (on_gpu && !d_table) {
+    CHECK(cudaMalloc(&d_table, table.size()));
+    CHECK(cudaMemcpy(d_table, table.data(), table.size(), cudaMemcpyHostToDevice));
   }
+  return on_gpu ? d_table : table.data();
 }
 
-// n samples of that shape on the GPU, and their histogram counted on the CPU.
+// Sample k of an input of the given shape, on the side whose zipf table it
+// holds. A word keeps all 32 bits of its value and is binned by value % 256; a
+// byte is its own bin.
+template <typename T>
+struct Sample {
+  Shape shape;
+  const unsigned char *zipf;
+  __host__ __device__ T operator()(size_t k) const {
+    const unsigned h = scramble((unsigned)k);
+    switch (shape) {
+    case Shape::spread: return (T)h;
+    case Shape::one_bin: return 0;   // as in the lesson: every value 0, all in bin 0
+    default: return (T)((h & ~0xffu) | zipf[h >> 16]);
+    }
+  }
+};
+
+// n samples of that shape made on the GPU, and their histogram counted on the CPU.
 template <typename T>
 static std::vector<unsigned> upload_samples(T *d_x, size_t n, Shape shape) {
-  std::vector<T> x(n);
+  launch_make_input(d_x, n, Sample<T>{shape, zipf(true)});
+  std::vector<std::vector<unsigned>> part(cpu_cores(), std::vector<unsigned>(BINS, 0));
+  const Sample<T> sample{shape, zipf(false)};
+  on_every_core(n, [&](size_t first, size_t last, unsigned c) {
+    for (size_t k = first; k < last; k++) part[c][sample(k) % BINS]++;
+  });
+  CHECK(cudaDeviceSynchronize());   // the GPU's input is made, or its error reported here
   std::vector<unsigned> bins(BINS, 0);
-  for (size_t k = 0; k < n; k++) {
-    x[k] = sample<T>(k, shape);
-    bins[x[k] % BINS]++;
-  }
-  CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  for (const std::vector<unsigned> &p : part)
+    for (int b = 0; b < BINS; b++) bins[b] += p[b];
   return bins;
 }
 // Chapter 1's shared-memory histogram, with the sample's type as a parameter
@@ -490,10 +551,11 @@ static double measure_histogram(const std::string &label, size_t bytes, const st
 
 // Counts every input of samples of type T (named `type`): for each shape,
 // CUB, then every step, each checked; over_cub gets the final step's speed
-// over CUB's for each shape. Returns whether every count was right. only:
-// the one shape to count, or -1 for all.
+// over CUB's for each shape. Returns whether every count was right. shapes:
+// the shapes to count, in that order.
 template <typename T>
-static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling, double over_cub[3], int only = -1) {
+static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling, double over_cub[3],
+                      const std::vector<int> &shapes = {0, 1, 2}) {
   const size_t n = ((size_t)SIZE_MIB << 20) / sizeof(T), bytes = n * sizeof(T);
   const std::vector<Counter<T>> counters = steps<T>();
   for (const Counter<T> &c : counters) {
@@ -501,14 +563,13 @@ static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling
     printf("%s, %s, threads per block: %d\n", c.label.c_str(), type, c.threads);
   }
   bool ok = true;
-  for (int s = 0; s < 3; s++) {
-    if (only >= 0 && s != only) continue;
+  for (int s : shapes) {
     const std::string where = std::string(type) + ", " + SHAPE_NAMES[s];
     const std::vector<unsigned> expected = upload_samples(d_x, n, (Shape)s);
     // The same input but for its last 7 samples, whose tail is no whole 16 bytes.
     const size_t short_n = n - 7;
     std::vector<unsigned> short_expected = expected;
-    for (size_t k = short_n; k < n; k++) short_expected[sample<T>(k, (Shape)s) % BINS]--;
+    for (size_t k = short_n; k < n; k++) short_expected[Sample<T>{(Shape)s, zipf(false)}(k) % BINS]--;
     CubHistogram cub_hist;
     cub_hist.prepare(d_x, n, d_bins);
     const double cub = measure_histogram("CUB, " + where, bytes, expected, d_bins, [&] { CHECK(cub_hist.call(d_x, n, d_bins)); });
@@ -540,13 +601,16 @@ static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling
 }
 
 int main(int argc, char **argv) {
-  // --profile bytes|32-bit SHAPE: the profiled histograms of that input once each, for Nsight Compute.
-  int shape = -1;
-  for (int s = 0; s < 3; s++)
-    if (argc == 4 && !strcmp(argv[3], SHAPE_NAMES[s])) shape = s;
-  const bool is_bytes = argc == 4 && !strcmp(argv[2], "bytes");
-  if (argc > 1 && (strcmp(argv[1], "--profile") || shape < 0 || !(is_bytes || !strcmp(argv[2], "32-bit")))) {
-    fprintf(stderr, "usage: %s [--profile bytes|32-bit 'spread'|'one bin'|'skewed']\n", argv[0]);
+  // --profile bytes|32-bit SHAPE...: the profiled histograms of those inputs once each, in that
+  // order, for Nsight Compute (one process, so that the profiler starts once).
+  std::vector<int> shapes;
+  for (int a = 3; a < argc; a++)
+    for (int s = 0; s < 3; s++)
+      if (!strcmp(argv[a], SHAPE_NAMES[s])) shapes.push_back(s);
+  const bool is_bytes = argc >= 4 && !strcmp(argv[2], "bytes");
+  if (argc > 1 && (argc < 4 || strcmp(argv[1], "--profile") || (int)shapes.size() != argc - 3 ||
+                   !(is_bytes || !strcmp(argv[2], "32-bit")))) {
+    fprintf(stderr, "usage: %s [--profile bytes|32-bit 'spread'|'one bin'|'skewed'...]\n", argv[0]);
     return 2;
   }
   const size_t bytes = (size_t)SIZE_MIB << 20;
@@ -559,8 +623,8 @@ int main(int argc, char **argv) {
   if (argc > 1) {
     profiling = true;
     double unused[3];
-    const bool ok = is_bytes ? count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, 1, unused, shape)
-                             : count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, 1, unused, shape);
+    const bool ok = is_bytes ? count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, 1, unused, shapes)
+                             : count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, 1, unused, shapes);
     puts(ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
   }

@@ -1,4 +1,5 @@
 // reduce_atomic.cu: sum 16M digits with one global atomicAdd per element
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
 #include <algorithm>
 #include <initializer_list>
 #include <vector>
@@ -26,8 +27,8 @@ const int MOST_SUMS = N / WARP;   // the most sums a variant leaves: one per war
 const unsigned DIGITS = 10;       // the elements are the digits 0 to 9
 
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;
@@ -49,12 +50,24 @@ __global__ void hold_gpu(unsigned long long ns) {
   while (now - start < ns);
 }
 
-// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
-// warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output in the same state. Both must only enqueue work
-// (no call that waits for the GPU), or the hold is lost.
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+#define TIMED "%.4f ms (%.4f to %.4f)"
+#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
-static float time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -73,8 +86,8 @@ static float time_ms(Reset reset, Launch launch) {
   }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
-  return ms[TIMED_LAUNCHES / 2];
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
 }
 
 // Every element goes straight into the one total: 16M updates of one address.
@@ -88,16 +101,17 @@ static void launch_atomic(const unsigned *d_x, unsigned long long *d_total) {
   CHECK(cudaGetLastError());
 }
 
-// Make the N digits, copy them to the GPU, and return their sum computed on the CPU.
-static unsigned long long upload_digits(unsigned **d_x) {
-  std::vector<unsigned> x(N);
+// Make the first n of the N digits, copy them to the GPU, and return their sum
+// computed on the CPU.
+static unsigned long long upload_digits(unsigned **d_x, int n = N) {
+  std::vector<unsigned> x(n);
   unsigned long long sum = 0;
-  for (int k = 0; k < N; k++) {
+  for (int k = 0; k < n; k++) {
     x[k] = scramble(k) % DIGITS;
     sum += x[k];
   }
-  CHECK(cudaMalloc(d_x, N * sizeof(unsigned)));
-  CHECK(cudaMemcpy(*d_x, x.data(), N * sizeof(unsigned), cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(d_x, n * sizeof(unsigned)));
+  CHECK(cudaMemcpy(*d_x, x.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
   return sum;
 }
 
@@ -124,15 +138,17 @@ static int run_reductions(std::initializer_list<Reduction> variants) {
 
   bool ok = true;
   for (const Reduction &r : variants) {
-    const float ms = time_ms([&] { CHECK(cudaMemset(d_out, 0, out_bytes)); },
+    const Timing t = time_ms([&] { CHECK(cudaMemset(d_out, 0, out_bytes)); },
                              [&] { r.launch(d_x, d_out); });
     std::vector<unsigned long long> sums(r.sums);
     CHECK(cudaMemcpy(sums.data(), d_out, r.sums * sizeof(unsigned long long),
                      cudaMemcpyDeviceToHost));
     unsigned long long total = 0;
     for (unsigned long long s : sums) total += s;
-    printf("%s: %.4f ms\n", r.label, ms);
-    printf("%s, bandwidth: %.0f GB/s\n", r.label, N * sizeof(unsigned) / (ms * 1e6));
+    const double bytes = N * sizeof(unsigned);   // read once; the GB/s of the slowest launch first
+    printf("%s: " TIMED "\n", r.label, TIMED_ARGS(t));
+    printf("%s, bandwidth: %.0f GB/s (%.0f to %.0f)\n", r.label, bytes / (t.ms * 1e6),
+           bytes / (t.slowest * 1e6), bytes / (t.fastest * 1e6));
     if (total != expected) {
       fprintf(stderr, "%s: GPU sum %llu, CPU sum %llu\n", r.label, total, expected);
       ok = false;

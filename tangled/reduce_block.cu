@@ -1,4 +1,5 @@
 // reduce_block.cu: sum 16M digits with a shared-memory tree per block, one atomicAdd per block
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
 #include <algorithm>
 #include <cassert>
 #include <cstring>
@@ -28,8 +29,8 @@ const int MOST_SUMS = N / WARP;   // the most sums a variant leaves: one per war
 const unsigned DIGITS = 10;       // the elements are the digits 0 to 9
 
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;
@@ -51,12 +52,24 @@ __global__ void hold_gpu(unsigned long long ns) {
   while (now - start < ns);
 }
 
-// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
-// warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output in the same state. Both must only enqueue work
-// (no call that waits for the GPU), or the hold is lost.
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+#define TIMED "%.4f ms (%.4f to %.4f)"
+#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
-static float time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -75,8 +88,8 @@ static float time_ms(Reset reset, Launch launch) {
   }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
-  return ms[TIMED_LAUNCHES / 2];
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
 }
 
 // How a block or a warp sends its sum. Send::atomic, the kernel as written:
@@ -129,16 +142,17 @@ static void launch_block(const unsigned *d_x, unsigned long long *d_out) {
   CHECK(cudaGetLastError());
 }
 
-// Make the N digits, copy them to the GPU, and return their sum computed on the CPU.
-static unsigned long long upload_digits(unsigned **d_x) {
-  std::vector<unsigned> x(N);
+// Make the first n of the N digits, copy them to the GPU, and return their sum
+// computed on the CPU.
+static unsigned long long upload_digits(unsigned **d_x, int n = N) {
+  std::vector<unsigned> x(n);
   unsigned long long sum = 0;
-  for (int k = 0; k < N; k++) {
+  for (int k = 0; k < n; k++) {
     x[k] = scramble(k) % DIGITS;
     sum += x[k];
   }
-  CHECK(cudaMalloc(d_x, N * sizeof(unsigned)));
-  CHECK(cudaMemcpy(*d_x, x.data(), N * sizeof(unsigned), cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(d_x, n * sizeof(unsigned)));
+  CHECK(cudaMemcpy(*d_x, x.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
   return sum;
 }
 
@@ -165,15 +179,17 @@ static int run_reductions(std::initializer_list<Reduction> variants) {
 
   bool ok = true;
   for (const Reduction &r : variants) {
-    const float ms = time_ms([&] { CHECK(cudaMemset(d_out, 0, out_bytes)); },
+    const Timing t = time_ms([&] { CHECK(cudaMemset(d_out, 0, out_bytes)); },
                              [&] { r.launch(d_x, d_out); });
     std::vector<unsigned long long> sums(r.sums);
     CHECK(cudaMemcpy(sums.data(), d_out, r.sums * sizeof(unsigned long long),
                      cudaMemcpyDeviceToHost));
     unsigned long long total = 0;
     for (unsigned long long s : sums) total += s;
-    printf("%s: %.4f ms\n", r.label, ms);
-    printf("%s, bandwidth: %.0f GB/s\n", r.label, N * sizeof(unsigned) / (ms * 1e6));
+    const double bytes = N * sizeof(unsigned);   // read once; the GB/s of the slowest launch first
+    printf("%s: " TIMED "\n", r.label, TIMED_ARGS(t));
+    printf("%s, bandwidth: %.0f GB/s (%.0f to %.0f)\n", r.label, bytes / (t.ms * 1e6),
+           bytes / (t.slowest * 1e6), bytes / (t.fastest * 1e6));
     if (total != expected) {
       fprintf(stderr, "%s: GPU sum %llu, CPU sum %llu\n", r.label, total, expected);
       ok = false;
@@ -187,16 +203,19 @@ static int run_reductions(std::initializer_list<Reduction> variants) {
 }
 
 // One launch of the tree with one atomic per block, for the sanitizer, which
-// makes each launch slow. BARRIER = false is the missing-barrier demonstration:
-// a wrong sum is its expected outcome, so it prints both sums and no verdict.
+// makes each launch slow, on the first ONCE digits. BARRIER = false is the
+// missing-barrier demonstration: a wrong sum is its expected outcome, so it
+// prints both sums and no verdict.
+const int ONCE = N / 256;   // 256 blocks
 template <bool BARRIER>
 static int run_once() {
   unsigned *d_x;
-  const unsigned long long expected = upload_digits(&d_x);
+  const unsigned long long expected = upload_digits(&d_x, ONCE);
   unsigned long long *d_total;
   CHECK(cudaMalloc(&d_total, sizeof(unsigned long long)));
   CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long)));
-  launch_block<BARRIER, Send::atomic>(d_x, d_total);
+  reduce_block<BARRIER, Send::atomic><<<ONCE / THREADS, THREADS>>>(d_x, d_total, ONCE);
+  CHECK(cudaGetLastError());
   unsigned long long total = 0;
   CHECK(cudaMemcpy(&total, d_total, sizeof(total), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(d_x));

@@ -1,3 +1,5 @@
+// reduce_memory.cu: the sum of chapter 1 at the speed of memory, step by step, against CUB, at 64 MiB to 1 GiB
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <thread>
 #include <vector>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -29,14 +32,39 @@ const unsigned DIGITS = 10;      // the elements are the digits 0 to 9, as in ch
 // times larger than today's L2 caches.
 const int SIZES_MIB[] = {64, 256, 1024};
 // A fixed, well-mixed function of the index: "random" data that is the same
-// in every run (the finalizer of MurmurHash3).
-static unsigned scramble(unsigned k) {
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
   k ^= k >> 16;
   k *= 0x85ebca6bu;
   k ^= k >> 13;
   k *= 0xc2b2ae35u;
   k ^= k >> 16;
   return k;
+}
+// x[k] = make(k) for every k < n, by a grid-stride loop: the GPU makes an input
+// of any size in a few milliseconds.
+template <typename T, typename Make>
+__global__ void make_input(T *x, size_t n, Make make) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += stride) x[k] = make(k);
+}
+
+template <typename T, typename Make>
+static void launch_make_input(T *d_x, size_t n, Make make) {
+  make_input<<<1024, 256>>>(d_x, n, make);
+  CHECK(cudaGetLastError());
+}
+
+static unsigned cpu_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Runs part(first, last, slice) on one slice of [0, n) for each of the
+// cpu_cores(), all at once, slice numbering them from 0.
+template <typename Part>
+static void on_every_core(size_t n, Part part) {
+  const unsigned cores = cpu_cores();
+  std::vector<std::thread> threads;
+  for (unsigned c = 0; c < cores; c++) threads.emplace_back(part, n * c / cores, n * (c + 1) / cores, c);
+  for (std::thread &t : threads) t.join();
 }
 const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
 
@@ -51,12 +79,24 @@ __global__ void hold_gpu(unsigned long long ns) {
   while (now - start < ns);
 }
 
-// The median GPU time, in milliseconds, of TIMED_LAUNCHES launches after one
-// warm-up. reset() runs before every launch, outside the timed span, so that
-// each launch finds its output in the same state. Both must only enqueue work
-// (no call that waits for the GPU), or the hold is lost.
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+#define TIMED "%.4f ms (%.4f to %.4f)"
+#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
 template <typename Reset, typename Launch>
-static float time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -75,8 +115,8 @@ static float time_ms(Reset reset, Launch launch) {
   }
   CHECK(cudaEventDestroy(begin));
   CHECK(cudaEventDestroy(end));
-  std::nth_element(ms.begin(), ms.begin() + TIMED_LAUNCHES / 2, ms.end());
-  return ms[TIMED_LAUNCHES / 2];
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
 }
 // How a block or a warp sends its sum. Send::atomic, the kernel as written:
 // into the one total, with an atomic whose result is not used. The other two
@@ -243,11 +283,14 @@ __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink
   if (acc == ~0u) *sink = acc;
 }
 
-// Prints a timing at mib MiB and the rate at which it moved bytes; returns the rate in GB/s.
-static double print_rate(const char *label, int mib, double bytes, float ms, const char *rate = "bandwidth") {
-  printf("%s, %d MiB: %.4f ms\n", label, mib, ms);
-  printf("%s, %d MiB, %s: %.0f GB/s\n", label, mib, rate, bytes / (ms * 1e6));
-  return bytes / (ms * 1e6);
+// Prints a timing at mib MiB and the rate at which it moved bytes, each with
+// its range over the launches (the slowest launch's rate first); returns the
+// median's rate in GB/s.
+static double print_rate(const char *label, int mib, double bytes, Timing t, const char *rate = "bandwidth") {
+  printf("%s, %d MiB: " TIMED "\n", label, mib, TIMED_ARGS(t));
+  printf("%s, %d MiB, %s: %.0f GB/s (%.0f to %.0f)\n", label, mib, rate, bytes / (t.ms * 1e6),
+         bytes / (t.slowest * 1e6), bytes / (t.fastest * 1e6));
+  return bytes / (t.ms * 1e6);
 }
 
 // The read ceiling at n elements, in GB/s: the faster of two read-only
@@ -256,26 +299,34 @@ static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_s
   double best = 0;
   auto one = [&](const char *label, auto kernel) {
     const int grid = full_grid(kernel);
-    const float ms = time_ms([] {}, [&] {
+    const Timing t = time_ms([] {}, [&] {
       kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), n / 4, d_sink);
       CHECK(cudaGetLastError());
     });
-    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), ms));
+    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), t));
   };
   one("read only", read_only<1>);
   one("read only, 8 in flight", read_only<8>);
   printf("read ceiling, %d MiB: %.0f GB/s\n", mib, best);
   return best;
 }
-// n digits on the GPU, and their sum computed on the CPU.
+// Element k of the input: a digit of the scrambled index, the same on both sides.
+struct Digit {
+  __host__ __device__ unsigned operator()(size_t k) const { return scramble((unsigned)k) % DIGITS; }
+};
+
+// n digits made on the GPU, and their sum computed on the CPU.
 static unsigned long long upload_digits(unsigned *d_x, size_t n) {
-  std::vector<unsigned> x(n);
+  launch_make_input(d_x, n, Digit());
+  std::vector<unsigned long long> sums(cpu_cores(), 0);
+  on_every_core(n, [&](size_t first, size_t last, unsigned c) {
+    unsigned long long sum = 0;
+    for (size_t k = first; k < last; k++) sum += Digit()(k);
+    sums[c] = sum;
+  });
+  CHECK(cudaDeviceSynchronize());   // the GPU's input is made, or its error reported here
   unsigned long long sum = 0;
-  for (size_t k = 0; k < n; k++) {
-    x[k] = scramble((unsigned)k) % DIGITS;
-    sum += x[k];
-  }
-  CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+  for (unsigned long long s : sums) sum += s;
   return sum;
 }
 // One variant of the sum: its label, its launch (given the input, its length,
@@ -377,10 +428,10 @@ int main(int argc, char **argv) {
 
     // The ceiling, and a copy for comparison (it moves each byte twice).
     const double ceiling = read_ceiling(d_x, n, mib, d_sink);
-    const float copy_ms = time_ms([] {}, [&] {
+    const Timing copy = time_ms([] {}, [&] {
       CHECK(cudaMemcpyAsync(d_copy, d_x, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));
     });
-    print_rate("copy", mib, 2.0 * n * sizeof(unsigned), copy_ms, "bandwidth, read and written");
+    print_rate("copy", mib, 2.0 * n * sizeof(unsigned), copy, "bandwidth, read and written");
 
     CubSum cub_sum;
     cub_sum.prepare(d_x, n, d_out);
