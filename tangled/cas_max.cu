@@ -59,15 +59,23 @@ struct Timing {
 };
 // How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
 // reads the numbers in the brackets as the range of the one before them.
-#define TIMED "%.4f ms (%.4f to %.4f)"
-#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+// printf("%s\n", timed(t).text): the text lives until the end of the statement.
+struct TimedText {
+  char text[64];
+};
+static TimedText timed(Timing t) {
+  TimedText s;
+  snprintf(s.text, sizeof s.text, "%.4f ms (%.4f to %.4f)", t.ms, t.fastest, t.slowest);
+  return s;
+}
 
 // The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
 // fastest and slowest. reset() runs before every launch, outside the timed
 // span, so that each launch finds its output in the same state. Both must
 // only enqueue work (no call that waits for the GPU), or the hold is lost.
+// hold = false leaves out the hold: the experiment that shows what it is for.
 template <typename Reset, typename Launch>
-static Timing time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch, bool hold = true) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -75,8 +83,10 @@ static Timing time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, caches what fits
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
-    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
-    CHECK(cudaGetLastError());
+    if (hold) {
+      hold_gpu<<<1, 1>>>(200000);            // 0.2 ms, far longer than enqueuing the rest takes
+      CHECK(cudaGetLastError());
+    }
     reset();
     CHECK(cudaEventRecord(begin));
     launch();
@@ -164,7 +174,7 @@ static bool max_case(const char *input, const std::vector<float> &x, float *d_x,
         [&] { m.launch(d_x, d_max, n); });
     float got = 0.0f;
     CHECK(cudaMemcpy(&got, d_max, sizeof(float), cudaMemcpyDeviceToHost));
-    printf("%s, %s input: " TIMED "\n", m.name, input, TIMED_ARGS(t));
+    printf("%s, %s input: %s\n", m.name, input, timed(t).text);
     if (got != expected) {   // a maximum involves no rounding: it must match exactly
       fprintf(stderr, "%s, %s input: GPU max %.3f, CPU max %.3f\n", m.name, input, got, expected);
       ok = false;

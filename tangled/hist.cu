@@ -55,15 +55,23 @@ struct Timing {
 };
 // How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
 // reads the numbers in the brackets as the range of the one before them.
-#define TIMED "%.4f ms (%.4f to %.4f)"
-#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+// printf("%s\n", timed(t).text): the text lives until the end of the statement.
+struct TimedText {
+  char text[64];
+};
+static TimedText timed(Timing t) {
+  TimedText s;
+  snprintf(s.text, sizeof s.text, "%.4f ms (%.4f to %.4f)", t.ms, t.fastest, t.slowest);
+  return s;
+}
 
 // The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
 // fastest and slowest. reset() runs before every launch, outside the timed
 // span, so that each launch finds its output in the same state. Both must
 // only enqueue work (no call that waits for the GPU), or the hold is lost.
+// hold = false leaves out the hold: the experiment that shows what it is for.
 template <typename Reset, typename Launch>
-static Timing time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch, bool hold = true) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -71,8 +79,10 @@ static Timing time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, caches what fits
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
-    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
-    CHECK(cudaGetLastError());
+    if (hold) {
+      hold_gpu<<<1, 1>>>(200000);            // 0.2 ms, far longer than enqueuing the rest takes
+      CHECK(cudaGetLastError());
+    }
     reset();
     CHECK(cudaEventRecord(begin));
     launch();
@@ -94,12 +104,14 @@ __global__ void histogram_global(const unsigned char *data, unsigned *bins, int 
 
 
 // One way to count: a name for the output ("" for the program's own
-// histogram), its launch, and how many histograms it leaves in d_bins: 1 when
-// it adds all counts into one, one per block when it leaves out the merge.
+// histogram), its launch, how many histograms it leaves in d_bins (1 when it
+// adds all counts into one, one per block when it leaves out the merge), and
+// whether time_ms holds the GPU before each launch.
 struct Counter {
   const char *name;
   void (*launch)(const unsigned char *, unsigned *);
   int histograms;
+  bool hold = true;
 };
 
 static std::vector<Counter> make_counters();   // each program defines its own
@@ -116,7 +128,7 @@ static Timing histogram_case(const std::vector<unsigned char> &data, const Count
 
   const size_t bin_bytes = (size_t)most * BINS * sizeof(unsigned);
   const Timing t = time_ms([&] { CHECK(cudaMemset(d_bins, 0, bin_bytes)); },
-                           [&] { c.launch(d_data, d_bins); });
+                           [&] { c.launch(d_data, d_bins); }, c.hold);
 
   std::vector<unsigned> got((size_t)c.histograms * BINS);
   CHECK(cudaMemcpy(got.data(), d_bins, got.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -145,12 +157,12 @@ int main() {
 
   bool ok = true;
   for (const Counter &c : counters)
-    printf("spread over %d bins%s: " TIMED "\n", BINS, c.name,
-           TIMED_ARGS(histogram_case(data, c, d_data, d_bins, most, ok)));
+    printf("spread over %d bins%s: %s\n", BINS, c.name,
+           timed(histogram_case(data, c, d_data, d_bins, most, ok)).text);
   std::fill(data.begin(), data.end(), 0);                    // now everything lands in bin 0
   for (const Counter &c : counters)
-    printf("all in one bin%s: " TIMED "\n", c.name,
-           TIMED_ARGS(histogram_case(data, c, d_data, d_bins, most, ok)));
+    printf("all in one bin%s: %s\n", c.name,
+           timed(histogram_case(data, c, d_data, d_bins, most, ok)).text);
 
   CHECK(cudaFree(d_data));
   CHECK(cudaFree(d_bins));

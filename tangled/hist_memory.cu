@@ -85,15 +85,23 @@ struct Timing {
 };
 // How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
 // reads the numbers in the brackets as the range of the one before them.
-#define TIMED "%.4f ms (%.4f to %.4f)"
-#define TIMED_ARGS(t) (t).ms, (t).fastest, (t).slowest
+// printf("%s\n", timed(t).text): the text lives until the end of the statement.
+struct TimedText {
+  char text[64];
+};
+static TimedText timed(Timing t) {
+  TimedText s;
+  snprintf(s.text, sizeof s.text, "%.4f ms (%.4f to %.4f)", t.ms, t.fastest, t.slowest);
+  return s;
+}
 
 // The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
 // fastest and slowest. reset() runs before every launch, outside the timed
 // span, so that each launch finds its output in the same state. Both must
 // only enqueue work (no call that waits for the GPU), or the hold is lost.
+// hold = false leaves out the hold: the experiment that shows what it is for.
 template <typename Reset, typename Launch>
-static Timing time_ms(Reset reset, Launch launch) {
+static Timing time_ms(Reset reset, Launch launch, bool hold = true) {
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -101,8 +109,10 @@ static Timing time_ms(Reset reset, Launch launch) {
   launch();                                  // warm-up: loads the module, caches what fits
   std::vector<float> ms(TIMED_LAUNCHES);
   for (float &t : ms) {
-    hold_gpu<<<1, 1>>>(200000);              // 0.2 ms, far longer than enqueuing the rest takes
-    CHECK(cudaGetLastError());
+    if (hold) {
+      hold_gpu<<<1, 1>>>(200000);            // 0.2 ms, far longer than enqueuing the rest takes
+      CHECK(cudaGetLastError());
+    }
     reset();
     CHECK(cudaEventRecord(begin));
     launch();
@@ -149,7 +159,7 @@ __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink
 // its range over the launches (the slowest launch's rate first); returns the
 // median's rate in GB/s.
 static double print_rate(const char *label, int mib, double bytes, Timing t, const char *rate = "bandwidth") {
-  printf("%s, %d MiB: " TIMED "\n", label, mib, TIMED_ARGS(t));
+  printf("%s, %d MiB: %s\n", label, mib, timed(t).text);
   printf("%s, %d MiB, %s: %.0f GB/s (%.0f to %.0f)\n", label, mib, rate, bytes / (t.ms * 1e6),
          bytes / (t.slowest * 1e6), bytes / (t.fastest * 1e6));
   return bytes / (t.ms * 1e6);
