@@ -161,6 +161,10 @@ build/html/.pruned: build/setting-CHAPTERS build/setting-SETS build/setting-GPU 
 build/book.pdf: build/pdf/$(GPU)/book.pdf build/setting-GPU
 	cp $< $@
 
+# A chapter's page numbers its sections from the chapter's place in the book, as the PDF does:
+# CHAPTER_BEFORE_SLUG is the number of chapters before it.
+$(foreach s,$(SLUGS),$(eval CHAPTER_BEFORE_$(s) := $(words $(CHAPTERS_BEFORE)))$(eval CHAPTERS_BEFORE += $(s)))
+
 # --- one set: its values table, claims, pages and figures, and PDF ($(call set-rules,SET,SUFFIX)) --
 define set-rules
 # The values: what the set's records say, and whether they still match tangled/.
@@ -173,8 +177,8 @@ build/claims/$(1)/%.ok: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(
 	  -M values=build/values/$(1).tsv -M check=true -t native -o /dev/null $$< && touch $$@
 
 $(SLUGS:%=build/html/%$(2).html): build/html/%$(2).html: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
-	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/$$*.yaml -M source=book/$$*.nw \
-	  $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
+	$(PANDOC) --defaults=book/html.yaml --number-sections --number-offset=$$(CHAPTER_BEFORE_$$*) \
+	  --metadata-file=build/meta/$$*.yaml -M source=book/$$*.nw $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
 
 build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).html: book/%.md build/meta/index.yaml \
                                                     build/values/$(1).tsv $(HTML_DEPS) | build/html
