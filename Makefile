@@ -177,7 +177,7 @@ build/claims/$(1)/%.ok: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(
 	  -M values=build/values/$(1).tsv -M check=true -t native -o /dev/null $$< && touch $$@
 
 $(SLUGS:%=build/html/%$(2).html): build/html/%$(2).html: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
-	$(PANDOC) --defaults=book/html.yaml --number-sections --number-offset=$$(CHAPTER_BEFORE_$$*) \
+	$(PANDOC) --defaults=book/html.yaml --section-divs --number-sections --number-offset=$$(CHAPTER_BEFORE_$$*) \
 	  --metadata-file=build/meta/$$*.yaml -M source=book/$$*.nw $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
 
 build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).html: book/%.md build/meta/index.yaml \
