@@ -44,7 +44,8 @@ __host__ __device__ static unsigned scramble(unsigned k) {
 // deliberate bug.
 template <typename T, bool BARRIER = true>
 __device__ T block_sum(T *partial, T mine) {
-  assert(blockDim.x == THREADS);         // before the store: more threads would write past the end
+  // Before the store: more threads would write past the end, or two rows share one slot.
+  assert(blockDim.x == THREADS && blockDim.y == 1 && blockDim.z == 1);
   const int t = threadIdx.x;
   partial[t] = mine;
   __syncthreads();                       // all values stored before any is read

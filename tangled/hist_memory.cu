@@ -387,16 +387,19 @@ __device__ void count_load(unsigned *mine, uint4 v) {
 
 // 16-byte loads, IN_FLIGHT of them issued per iteration before any is
 // counted, into sub-histograms of layout L, in dynamic shared memory of
-// shared_words<L>(blockDim.x / 32) words. The samples after the last
-// whole 16 bytes are counted one per thread.
+// shared_words<L>(blockDim.x / 32) words. Any start and length: the samples
+// before x's first 16-byte boundary (a 16-byte load needs one) and after the
+// last whole 16 bytes are counted one per thread.
 template <typename T, Layout L, int IN_FLIGHT, bool EQUAL>
 __global__ void hist_fast(const T *__restrict__ x, size_t n, unsigned *bins) {
   extern __shared__ unsigned shared[];
   clear<L>(shared);
   unsigned *mine = my_counters<L>(shared);
   constexpr size_t PER = 16 / sizeof(T);
-  const uint4 *xv = reinterpret_cast<const uint4 *>(x);
-  const size_t nv = n / PER, stride = (size_t)gridDim.x * blockDim.x;
+  const size_t skip = (16 - reinterpret_cast<size_t>(x) % 16) % 16 / sizeof(T);
+  const size_t head = skip < n ? skip : n;
+  const uint4 *xv = reinterpret_cast<const uint4 *>(x + head);
+  const size_t nv = (n - head) / PER, stride = (size_t)gridDim.x * blockDim.x;
   const size_t me = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   size_t i = me;
   for (; i + (IN_FLIGHT - 1) * stride < nv; i += IN_FLIGHT * stride) {
@@ -407,7 +410,8 @@ __global__ void hist_fast(const T *__restrict__ x, size_t n, unsigned *bins) {
     for (int u = 0; u < IN_FLIGHT; u++) count_load<T, L, EQUAL>(mine, v[u]);
   }
   for (; i < nv; i += stride) count_load<T, L, EQUAL>(mine, xv[i]);
-  if (me < n - nv * PER) add<L>(mine, x[nv * PER + me] % BINS, 1);
+  if (me < head) add<L>(mine, x[me] % BINS, 1);
+  if (me < n - head - nv * PER) add<L>(mine, x[head + nv * PER + me] % BINS, 1);
   merge<L>(shared, bins);
 }
 // Bytes are their own bins: CUB's HistogramEven with 257 levels, 0 to 256.

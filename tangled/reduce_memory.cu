@@ -152,7 +152,8 @@ __device__ void send_sum(unsigned long long *out, int slot, unsigned long long s
 // deliberate bug.
 template <typename T, bool BARRIER = true>
 __device__ T block_sum(T *partial, T mine) {
-  assert(blockDim.x == THREADS);         // before the store: more threads would write past the end
+  // Before the store: more threads would write past the end, or two rows share one slot.
+  assert(blockDim.x == THREADS && blockDim.y == 1 && blockDim.z == 1);
   const int t = threadIdx.x;
   partial[t] = mine;
   __syncthreads();                       // all values stored before any is read
@@ -207,9 +208,12 @@ __device__ unsigned warp_sum(unsigned v) {
 
 // A block's sum: each warp adds its lanes, lane 0 of each warp stores one
 // value in shared memory, one barrier, and the first warp adds those and
-// sends the block's sum with one atomic.
+// sends the block's sum with one atomic. It needs blocks of THREADS threads
+// in one dimension (WARPS slots), which it checks, and a block's sum below
+// 2^32: only the total is 64-bit.
 template <WarpAdd HOW>
 __device__ void send_block_sum(unsigned mine, unsigned long long *out) {
+  assert(blockDim.x == THREADS && blockDim.y == 1 && blockDim.z == 1);
   __shared__ unsigned warp_sums[WARPS];
   const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
   mine = warp_sum<HOW>(mine);
@@ -226,12 +230,16 @@ __device__ unsigned add_up(uint4 v) { return v.x + v.y + v.z + v.w; }
 // V is what one load brings: unsigned (4 bytes) or uint4 (16 bytes). Each
 // thread keeps IN_FLIGHT loads under way: it issues them all, then adds them,
 // into as many accumulators, so that no addition waits for a load that it does
-// not need. The elements after the last whole V are added one per thread.
+// not need. Any start and length: the elements before x's first V-aligned
+// address (a V load needs one) and after the last whole V are added one per
+// thread. Its sums are 32-bit up to a block's (send_block_sum's conditions).
 template <typename V, int IN_FLIGHT, WarpAdd HOW>
 __global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
   constexpr int PER = sizeof(V) / sizeof(unsigned);
-  const V *xv = reinterpret_cast<const V *>(x);
-  const size_t nv = n / PER, stride = (size_t)gridDim.x * blockDim.x;
+  const size_t skip = (sizeof(V) - reinterpret_cast<size_t>(x) % sizeof(V)) % sizeof(V) / sizeof(unsigned);
+  const size_t head = skip < n ? skip : n;
+  const V *xv = reinterpret_cast<const V *>(x + head);
+  const size_t nv = (n - head) / PER, stride = (size_t)gridDim.x * blockDim.x;
   const size_t me = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   unsigned acc[IN_FLIGHT] = {};
   size_t i = me;
@@ -243,7 +251,8 @@ __global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned l
     for (int u = 0; u < IN_FLIGHT; u++) acc[u] += add_up(v[u]);
   }
   for (; i < nv; i += stride) acc[0] += add_up(xv[i]);   // fewer than IN_FLIGHT left
-  if (me < n - nv * PER) acc[0] += x[nv * PER + me];     // the tail: at most PER - 1 elements
+  if (me < head) acc[0] += x[me];                                   // the head: at most PER - 1 elements
+  if (me < n - head - nv * PER) acc[0] += x[head + nv * PER + me];  // the tail: as many
   unsigned mine = 0;
 #pragma unroll
   for (int u = 0; u < IN_FLIGHT; u++) mine += acc[u];
@@ -427,9 +436,34 @@ int main(int argc, char **argv) {
     return total == expected ? 0 : 1;
   }
 
-  for (const Variant &v : variants)
-    if (v.grid > 0) printf("%s, blocks in the grid: %d\n", v.label, v.grid);
   bool ok = true;
+  for (const Variant &v : variants) {
+    if (v.grid == 0) continue;
+    printf("%s, blocks in the grid: %d\n", v.label, v.grid);
+    // A block's sum stays 32-bit: at the largest size, its digits (9 at most) must fit.
+    const double block_max = 9.0 * ((double)most / sizeof(unsigned) / v.grid + 2.0 * 4 * THREADS);
+    if (block_max >= 4294967296.0) fprintf(stderr, "%s: a block's sum could pass 2^32\n", v.label), ok = false;
+  }
+  // Every variant on an input that starts 4 bytes past a 16-byte boundary and
+  // whose length is no multiple of 16 bytes, so that heads and tails run
+  // (checked, not timed).
+  {
+    const size_t n = (1u << 20) + 3;
+    const unsigned long long all = upload_digits(d_x, n + 1);
+    unsigned first = 0;
+    CHECK(cudaMemcpy(&first, d_x, sizeof first, cudaMemcpyDeviceToHost));
+    int right = 0;
+    for (const Variant &v : variants) {
+      reset();
+      v.launch(d_x + 1, n, d_out, v.grid);
+      unsigned long long total = 0;
+      CHECK(cudaMemcpy(&total, d_out, sizeof total, cudaMemcpyDeviceToHost));
+      if (total == all - first) right++;
+      else fprintf(stderr, "%s, %zu elements from x + 1: GPU sum %llu, CPU sum %llu\n", v.label, n, total, all - first);
+    }
+    printf("variants: %zu\nvariants right on a misaligned, odd-length input: %d\n", variants.size(), right);
+    ok = ok && right == (int)variants.size();
+  }
   double over_cub[3] = {}, of_ceiling[3] = {};
   for (int s = 0; s < 3; s++) {
     const int mib = SIZES_MIB[s];

@@ -1,5 +1,4 @@
 # runs: 1
 ./reduce_block --no-barrier
-compute-sanitizer --tool racecheck ./reduce_block --no-barrier | grep 'RACECHECK SUMMARY'
-compute-sanitizer --tool racecheck ./reduce_block --once | grep 'RACECHECK SUMMARY'
-compute-sanitizer --tool memcheck ./race | grep -E 'with \+=|ERROR SUMMARY'
+compute-sanitizer --tool racecheck ./reduce_block --no-barrier > no-barrier.txt & a=$!; compute-sanitizer --tool racecheck ./reduce_block --once > once.txt & b=$!; compute-sanitizer --tool memcheck ./race > race.txt & c=$!; wait $a && wait $b && wait $c
+grep 'RACECHECK SUMMARY' no-barrier.txt && grep 'RACECHECK SUMMARY' once.txt && grep -E 'with \+=|ERROR SUMMARY' race.txt

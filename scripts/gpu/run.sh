@@ -16,7 +16,9 @@ MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-meas
 RUNS=${RUNS:-5} TIMEOUT=${TIMEOUT:-120} FORCE=${FORCE:-} ONLY=${ONLY:-} NVCC=${NVCC:-nvcc} GPUINFO=${GPUINFO:-}
 HERE=$(dirname "$0") BIN=$(pwd)/build/bin WORK=$(pwd)/build/run
 # What make programs compiles with, and the records say (make run passes it; scripts/gpu/nvccflags owns it).
-FLAGS=${FLAGS:-"-arch=native $(cat "$HERE/nvccflags")"}
+# A program also builds alone as a reader builds it (nvcc -o NAME NAME.cu: nvcc's default GPU, whose
+# fallbacks newer GPUs skip), with the same warnings: its device code is compiled so too (ALONE).
+ALONE=$(cat "$HERE/nvccflags") && FLAGS=${FLAGS:-"-arch=native $ALONE"}
 NL='
 '
 die() { echo "run.sh: $*" >&2; exit 2; }
@@ -86,18 +88,18 @@ sha() { h=${SUMS#*"$NL$1 "} && h=${h%%"$NL"*}; }
 built() { [ -x "$BIN/$1" ] && ! [ "$TANGLED/$1.cu" -nt "$BIN/$1" ]; }
 
 describe() { # NAME: sets kind src cmd progs, and keys: the record's lines sha256 .. command
-    kind=program src=$1.cu cmd=./$1 progs='' cc="${NVCC##*/} $FLAGS -o $1 $1.cu"
+    kind=program src=$1.cu cmd=./$1 progs='' cc="${NVCC##*/} $FLAGS -o $1 $1.cu" alone="${NVCC##*/} $ALONE -o $1 $1.cu"
     if [ ! -f "$TANGLED/$src" ]; then
-        kind=session src=$1.sh cmd="bash $1.sh" cc="${NVCC##*/} $FLAGS"
+        kind=session src=$1.sh cmd="bash $1.sh" cc="${NVCC##*/} $FLAGS" alone=
         progs=$(sh "$HERE/session.sh" programs "$TANGLED" "$TANGLED/$src" | tr '\n' ' ')
     fi
     sha "$src" && keys="sha256 $h"
     for p in $progs; do sha "$p.cu" && keys="$keys${NL}uses $p.cu $h"; done
-    keys="$keys${NL}compile $cc${NL}command $cmd"
+    keys="$keys${NL}compile $cc${alone:+${NL}alone $alone}${NL}command $cmd"
 }
 
 current() { # NAME (described): its record is complete and was made from these sources, so, on this GPU
-    [ -f "$SET/$1.rec" ] && [ "$(awk '/^(sha256|uses|compile|command|gpu) / { print } { last = $0 }
+    [ -f "$SET/$1.rec" ] && [ "$(awk '/^(sha256|uses|compile|alone|command|gpu) / { print } { last = $0 }
         END { print (last ~ /^end [0-9]+$/) ? "end" : "incomplete" }' "$SET/$1.rec")" = "$keys${NL}gpu $GPUNAME${NL}end" ]
 }
 
@@ -126,6 +128,10 @@ if [ -n "$todo" ]; then
     compiled=$(date +%s%3N)
     # shellcheck disable=SC2086 # MAKE may be a command with arguments
     $MAKE -k -j"$(nproc)" programs NVCCFLAGS="$FLAGS" NVCC="$NVCC" </dev/null 2>&1
+    # Alone, device code only (-cubin), all at once: WORK/NAME.alone holds what nvcc said, and .ok follows it.
+    rm -f "$WORK"/*.alone*
+    for n in $todo; do [ ! -f "$TANGLED/$n.cu" ] || echo "$n"; done | xargs -r -P "$(nproc)" -I @ sh -c \
+        'cd "$1" && $2 -cubin $3 -o "$4/@.cubin" @.cu >"$4/@.alone" 2>&1 </dev/null && touch "$4/@.alone.ok"' - "$TANGLED" "$NVCC" "$ALONE" "$WORK"
     compiled=$(($(date +%s%3N) - compiled)) && secs "$compiled" && echo "run: compiled in $r s"
 fi
 
@@ -164,6 +170,7 @@ for n in $todo; do
     if [ $kind = program ]; then
         echo "./$n" >"$WORK/cmds"
         built "$n" || { fail "does not compile: $cc"; continue; }
+        [ -f "$WORK/$n.alone.ok" ] || { fail "does not build alone: its device code for nvcc's default GPU does not compile ($alone)" "$WORK/$n.alone"; continue; }
     else
         sh "$HERE/session.sh" commands "$TANGLED/$src" >"$WORK/cmds"
         bad= && for p in $progs; do built "$p" || bad="$bad $p"; done
