@@ -20,7 +20,7 @@ NOWEB := $(wildcard $(NWLIB)/nt)
 PANDOC ?= pandoc
 T := build/tools
 # Every page of the site: each set's chapters, front page and measurements page.
-PAGES := $(foreach s,$(SETS),$(addsuffix $(call sfx,$(s)).html,$(addprefix build/html/,$(SLUGS) index measurements)))
+PAGES = $(foreach s,$(SETS),$(addsuffix $(call sfx,$(s)).html,$(addprefix build/html/,$(SLUGS) $(PARTS) index measurements)))
 .PHONY: all tangle html pdf weave programs run check claims browsercheck pdfcheck bench deps clean FORCE
 
 # Tangle, then weave the HTML site and the PDF.
@@ -127,8 +127,8 @@ build/chapters.mk: $(CHAPTERS) build/setting-CHAPTERS $(wildcard tangled) $(WEAV
 	for s in $(SLUGS); do $(T)/nw2md -c book/$$s.nw < build/md/book.pipe > build/md/$$s.tmp; \
 	  cpif build/md/$$s.md < build/md/$$s.tmp; rm build/md/$$s.tmp; done
 	TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh tangled $(CHAPTERS)
-	scripts/book/navmeta.sh build/meta $(MD)
-	echo '# build/chapters.mk -- what make derived from the chapters is current (Makefile)' > $@
+	scripts/book/navmeta.sh build/meta $(MD) > $@.tmp
+	{ echo '# build/chapters.mk -- what make derived from the chapters is current (Makefile)'; cat $@.tmp; } > $@; rm $@.tmp
 # The records' freshness is judged by the hashes of tangled/, written when a file of it changes.
 build/tangled.sha256: $(TANGLED) build/setting-TANGLED
 	$(if $(TANGLED),sha256sum $(TANGLED),:) > $@.tmp $(INTO_PLACE)
@@ -148,6 +148,10 @@ HTML_DEPS := book/html.yaml book/template.html book/cuda.xml book/book.yaml $(wi
              build/setting-SETS build/setting-GPU
 # The options that weave a page of set $(1): its values, its name's suffix, the other sets.
 WEAVE_SET = -M values=build/values/$(1).tsv -M default-set=$(GPU) -M sets=$(call quote,$(SETS))
+# A page of chapter SLUG, with the navigation build/meta/PAGE.yaml, in set SET: $(call weave-chapter,SLUG,PAGE,SET).
+# Its sections are numbered from the chapter's place in the book, as the PDF's are.
+weave-chapter = $(PANDOC) --defaults=book/html.yaml --section-divs --number-sections --number-offset=$(CHAPTER_BEFORE_$(1)) \
+  --metadata-file=build/meta/$(2).yaml -M source=book/$(1).nw $(call WEAVE_SET,$(3))
 
 build/html/style.css: book/style.css | build/html
 	cp $< $@
@@ -177,8 +181,7 @@ build/claims/$(1)/%.ok: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(
 	  -M values=build/values/$(1).tsv -M check=true -t native -o /dev/null $$< && touch $$@
 
 $(SLUGS:%=build/html/%$(2).html): build/html/%$(2).html: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
-	$(PANDOC) --defaults=book/html.yaml --section-divs --number-sections --number-offset=$$(CHAPTER_BEFORE_$$*) \
-	  --metadata-file=build/meta/$$*.yaml -M source=book/$$*.nw $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
+	$$(call weave-chapter,$$*,$$*,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
 
 build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).html: book/%.md build/meta/index.yaml \
                                                     build/values/$(1).tsv $(HTML_DEPS) | build/html
@@ -213,3 +216,12 @@ build/html/book$(2).pdf: build/pdf/$(1)/book.pdf build/setting-GPU | build/html
 	cp $$< $$@
 endef
 $(foreach s,$(SETS),$(eval $(call set-rules,$(s),$(call sfx,$(s)))))
+
+# A section of a chapter that is a page of its own (scripts/book/filters/parts.lua): its page
+# SLUG-ID.html in set $(1) (suffix $(2)), from the chapter's Markdown ($(call part-rule,SET,SFX,SLUG-ID)).
+define part-rule
+build/html/$(3)$(2).html: build/md/$(PART_OF_$(3)).md build/meta/$(3).yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
+	$$(call weave-chapter,$(PART_OF_$(3)),$(3),$(1)) -M part=$(patsubst $(PART_OF_$(3))-%,%,$(3)) -o $$@.tmp $$< $$(INTO_PLACE)
+endef
+$(foreach s,$(SETS),$(foreach p,$(PARTS),$(eval $(call part-rule,$(s),$(call sfx,$(s)),$(p)))))
+html: $(PAGES)

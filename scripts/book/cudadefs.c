@@ -1,13 +1,8 @@
 /* cudadefs.c -- a noweb filter that indexes the functions, kernels, macros and constants a CUDA chunk defines. */
-/*
- * noweb's autodefs.c misses "__global__ void plain(" and knows nothing of __device__. For each
- * code line that starts at brace depth 0 of its chunk it recognises
- *     [qualifiers] type name(...        a function or kernel (not a prototype: no final ';')
- *     #define NAME                      a macro
- *     const/constexpr/__constant__/__device__ type NAME = ..., NAME2 = ...;   constants or variables
- *     struct/class/enum NAME, enum class NAME
- * and adds "@index defn NAME" after the line. finduses then marks the uses, noidx indexes them.
- * usage: nwmarkup x.nw | cudadefs | finduses | noidx | nw2md */
+/* usage: nwmarkup x.nw | cudadefs | finduses | noidx | nw2md. noweb's autodefs.c misses "__global__ void
+ * plain(" and knows nothing of __device__. Each code line at brace depth 0 that defines a function or
+ * kernel (no prototype), a macro, a constant or variable (const, constexpr, __constant__, __device__;
+ * several after one type), a struct, class or enum gets "@index defn NAME" after it. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include "tool.h"

@@ -1,8 +1,5 @@
-# names.mk -- the Makefile's names: the chapters, the sets and the settings, read and checked before any rule.
-#
-# Names reach rules and recipes as they are, so a name that make or the shell would read as syntax is
-# refused here, while make reads the Makefile and before anything runs; a setting given on the command
-# line or in the environment is text, and make syntax in it is not run.
+# names.mk -- the Makefile's names: the chapters, the sets and the settings, read and checked before any rule
+# (notes/design.md, "Names"); a setting given on the command line or in the environment is text, never run.
 $(foreach v,CHAPTERS GPU ARCH NVCC NVCCFLAGS SOURCE_DATE_EPOCH,$(if $(filter command line environment,\
   $(origin $(v))),$(eval override $(v) := $$(value $(v)))))
 # $(call unsafe,TEXT,CHARS) is what TEXT holds besides CHARS.

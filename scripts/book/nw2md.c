@@ -1,12 +1,8 @@
 /* nw2md.c -- noweb backend: writes a chapter's pipeline (after finduses and noidx) as Pandoc Markdown. */
-/*
- * usage: nwmarkup CHAPTERS... | cudadefs | finduses | noidx | nw2md -c CHAPTER.nw > CHAPTER.md
- * The pipeline is the whole book's, so cross-references reach other chapters; only CHAPTER is
- * written. Prose passes through (its {{directives}} are the filter's). A chunk becomes a div: its
- * header, its code (a line that uses a chunk is a link to it; the identifiers it uses are listed for
- * the filter's links) and its cross-references, from noidx. The chapter ends with an index of its
- * chunks and one of its identifiers. Author's text goes into code spans and blocks, so pandoc escapes it.
- */
+/* usage: nwmarkup CHAPTERS... | cudadefs | finduses | noidx | nw2md -c CHAPTER.nw > CHAPTER.md. The pipeline
+ * is the whole book's, so cross-references reach other chapters. A chunk becomes a div (header, code,
+ * the identifiers it uses for code.lua's links, noidx's cross-references); the chapter ends with its
+ * indexes of chunks and identifiers. Author's text goes into code spans and blocks: pandoc escapes it. */
 #define _POSIX_C_SOURCE 200809L
 #include "tool.h"
 

@@ -1,23 +1,8 @@
 /* nwmarkup.c -- noweb's markup for CUDA: turns .nw files into noweb's pipeline, <<< and >>> left as text. */
-/*
- * Stock noweb reads every "<<" as the start of a chunk name, so a kernel launch such as
- * k<<<grid, block>>>(x) becomes a reference to a chunk called "<grid, block". This front end
- * emits the same pipeline as noweb's markup (see noweb's hacker's guide) with one rule changed:
- * a chunk name never starts with '<' or a blank. Launches and shifts (a << 2) stay text, in code
- * and in prose, and authors write them verbatim.
- *
- * usage: nwmarkup FILE.nw...   (writes the pipeline to standard output)
- * A line that begins with "<<name" but never closes the name, an indented "<<name>>=", a NUL
- * byte, text that is not UTF-8 and a chapter without a "# Title" line in its prose before its
- * first code chunk (its code would run into the previous chapter) are errors, reported as
- * FILE:LINE. "@<<" stands for "<<".
- * The files are one web, and notangle cannot say where a chunk is used, loops on a cyclic one and
- * cannot see two chapters write one file, so it also stops on: a chunk used but defined in no
- * file up to the one that uses it; a chunk that uses itself, directly or through others; a chunk
- * name defined in two files; a root chunk whose name has an extension but is not letters, digits,
- * '_' or '-', a dot and the extension (a file of tangled/). The exit status is then 1, so that
- * nothing downstream uses the pipeline.
- */
+/* usage: nwmarkup FILE.nw... > PIPELINE. Stock noweb reads k<<<grid, block>>>(x) as a use of the chunk
+ * "<grid, block"; here a chunk name never starts with '<' or a blank. The files are one web, checked
+ * as notangle cannot: what it refuses, at FILE:LINE with exit 1, is listed in notes/design.md,
+ * "Chapter syntax". */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>

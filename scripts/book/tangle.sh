@@ -1,14 +1,9 @@
 #!/bin/sh
-# tangle.sh -- writes every root file of the book's chapters into a folder.
-#
-#   scripts/book/tangle.sh DIR CHAPTER...          update DIR (tangled/): a file changes only when
-#                                             its contents do, files no chapter defines go away
-#   scripts/book/tangle.sh --lines ROOT CHAPTER... print ROOT with #line directives into the .nw,
-#                                             so that compiler errors point into the book
-#
-# DIR also gets roots.tsv, a line "CHAPTER<tab>ROOT" for each root. The whole book is checked
-# (nwmarkup) and tangled into a scratch folder first; DIR is touched only when that succeeds, and
-# each file is replaced by rename (cpif would copy in place), so a failure leaves the last good DIR.
+# tangle.sh -- writes every root file of the book's chapters into a folder, and roots.tsv (notes/design.md).
+#   scripts/book/tangle.sh DIR CHAPTER...           update DIR (tangled/): a file changes only when its
+#                                                   contents do, files no chapter defines go away
+#   scripts/book/tangle.sh --lines ROOT CHAPTER...  print ROOT with #line directives into the .nw
+# All is tangled into a scratch folder first, then each file renamed into DIR (cpif would copy in place).
 set -eu
 TOOLS=${TOOLS:-build/tools}
 NWLIB=${NWLIB:-/usr/lib/noweb}

@@ -1,14 +1,8 @@
 #!/bin/sh
 # browsercheck.sh -- renders every page of the HTML book in headless Chromium, with no network, and
-# checks what a reader would see.   scripts/check/browsercheck.sh DIR [SHOTS]
-#
-# It fails (exit 1; 2: bad usage or no Chromium), with a line "PAGE: what is wrong" per problem, on a
-# page of DIR that does not load in CHECK_TIMEOUT seconds (60), on what browsercheck.js finds in it
-# at 390 and 1280 px, and on links and anchors across pages. With SHOTS it saves each page whole as
-# SHOTS/NAME-desktop.png and NAME-phone.png; a page taller than CHECK_PART px (16,000, Chromium's
-# limit) in parts, NAME-desktop-1.png, -2.png... One Chromium checks every page in turn: a harness
-# loads each in two iframes (a headless window is never narrower than 500 px, an iframe is as wide as
-# asked) and logs their findings to the console.
+# checks what a reader would see.   scripts/check/browsercheck.sh DIR [SHOTS]   (notes/design.md, "Checks")
+# Exit 1 with a line "PAGE: what is wrong" per problem; 2 on bad usage or without Chromium. One Chromium
+# checks every page in turn, each in two iframes (a headless window is never narrower than 500 px).
 set -u
 [ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: scripts/check/browsercheck.sh DIR [SHOTS]" >&2; exit 2; }
 dir=${1%/} shots=${2:-}

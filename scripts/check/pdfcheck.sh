@@ -1,13 +1,7 @@
 #!/bin/sh
 # pdfcheck.sh -- checks the PDF book as a reader would see it, and the LaTeX run that made it.
-#   scripts/check/pdfcheck.sh PDF LOG TEX PAGES     (make pdfcheck names the book's)
-#
-# It fails (exit 1; 2: bad usage or missing tools), with a line "FILE: what is wrong" per problem, on a
-# page that poppler cannot render (each goes to PAGES/page-N.png); in the LOG, an Overfull \hbox more
-# than OVERFULL_PT (5pt) too wide, a missing character, an undefined reference, a LaTeX error; a word
-# more than MARGIN_PT (5pt) outside the text area that book/preamble.tex writes into the LOG (a code
-# line that does not wrap shows only here: fancyvrb does not call it overfull); CUDA code in TEX that
-# lost its highlighting. An Overfull \vbox (a split code block with a long wrapped line) is only noted.
+#   scripts/check/pdfcheck.sh PDF LOG TEX PAGES     (make pdfcheck names the book's; notes/design.md, "Checks")
+# Exit 1 with a line "FILE: what is wrong" per problem; 2 on bad usage or missing tools.
 set -u
 [ $# -eq 4 ] || { echo "usage: scripts/check/pdfcheck.sh PDF LOG TEX PAGES" >&2; exit 2; }
 pdf=$1 log=$2 tex=$3 pages=$4

@@ -1,16 +1,16 @@
 #!/bin/sh
 # bench.sh -- times a clean build, a no-op build and a one-paragraph prose edit of the book (under
 # make and under make html), counting the nvcc, pandoc and TeX runs each started. Writes notes/bench.md.
-# It works on a copy of the project under build/bench/; the counts come from wrappers first on PATH.
+# It works on a copy of the project under build/bench/; the counts come from make check's logging shim
+# (tests/shim.c), linked first on PATH as each tool counted.
 set -eu
 root=$(pwd)
 work=$root/build/bench
 rm -rf "$work"
 mkdir -p "$work/proj" "$work/wrap"
 git ls-files -z | xargs -0 cp --parents -t "$work/proj"
-log=$work/starts.log
-scripts/dev/wrap-tools.sh "$work/wrap" "$log" nvcc pandoc xelatex
-export PATH="$work/wrap:$PATH"
+cc -O2 -o "$work/.shim" tests/shim.c && printf '%s\n' nvcc pandoc xelatex | "$work/.shim" --link "$work/wrap"
+export SHIM_LOG="$work/starts.log" SHIM_PATH="$PATH" SHIM_TEST=bench PATH="$work/wrap:$PATH" && log=$SHIM_LOG
 
 row() {  # row LABEL TARGET...: run make TARGET..., print a table row
     label=$1
@@ -19,7 +19,7 @@ row() {  # row LABEL TARGET...: run make TARGET..., print a table row
     start=$(date +%s.%N)
     make -j"$(nproc)" -C "$work/proj" "$@" >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; echo "bench: make failed; notes/bench.md is unchanged" >&2; exit 1; }
     printf '| %s | %.1f s | %d | %d | %d |\n' "$label" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" \
-        "$(grep -c '^nvcc$' "$log")" "$(grep -c '^pandoc$' "$log")" "$(grep -c '^xelatex$' "$log")"
+        "$(grep -c ' nvcc$' "$log")" "$(grep -c ' pandoc$' "$log")" "$(grep -c ' xelatex$' "$log")"
 }
 # One paragraph of prose: a sentence appended to the chapter's first prose line after its title.
 edit() {

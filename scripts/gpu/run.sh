@@ -1,23 +1,17 @@
 #!/bin/sh
 # run.sh -- make run: runs every tangled program and shell session on this machine's GPU and writes
-# measurements/SET/NAME.rec as notes/design.md ("Record format") says.
-#
-# Environment (the Makefile's run target passes it): MAKE (make), TANGLED (tangled), MEASUREMENTS (measurements), GPU
-# (the set's name; empty: from the GPU's name), RUNS (5: the runs of a program or session that names none with a line
-# "// runs: N" or "# runs: N"), TIMEOUT (seconds per run, 120), FORCE (1: run everything), ONLY (names: run just those),
-# CHAPTER (NN or NN-slug: run just that chapter's, as TANGLED/roots.tsv says), NVCC (nvcc), GPUINFO (a command printing
-# the provenance lines; empty: build scripts/gpu/gpuinfo.cu and ask nvidia-smi). The programs are built by `make programs`
-# (with FLAGS, which the records name) into build/bin and run there; run.sh's own files live in build/run.
-# Needs GNU coreutils (timeout, sha256sum, date +%N), iconv, awk, and bash for sessions.
+# measurements/SET/NAME.rec as notes/design.md ("Record format") says; the README's table lists its
+# settings (RUNS, TIMEOUT, FORCE, ONLY, CHAPTER; the Makefile passes MAKE, NVCC, FLAGS and GPU, and
+# GPUINFO, a command printing the provenance, stands in for gpuinfo.cu in the tests). The programs are
+# built by `make programs` into build/bin and run there; run.sh's own files live in build/run.
 # shellcheck disable=SC3013 # test -nt: dash, bash and busybox have it
 set -u
 export LC_ALL=C
 MAKE=${MAKE:-make} TANGLED=${TANGLED:-tangled} MEASUREMENTS=${MEASUREMENTS:-measurements} GPU=${GPU:-} CHAPTER=${CHAPTER:-}
 RUNS=${RUNS:-5} TIMEOUT=${TIMEOUT:-120} FORCE=${FORCE:-} ONLY=${ONLY:-} NVCC=${NVCC:-nvcc} GPUINFO=${GPUINFO:-}
 HERE=$(dirname "$0") BIN=$(pwd)/build/bin WORK=$(pwd)/build/run
-# What make programs compiles with, and the records say (make run passes it; scripts/gpu/nvccflags owns it).
-# A program also builds alone as a reader builds it (nvcc -o NAME NAME.cu: nvcc's default GPU, whose
-# fallbacks newer GPUs skip), with the same warnings: its device code is compiled so too (ALONE).
+# What make programs compiles with, as the records say (scripts/gpu/nvccflags owns the flags), and ALONE, a
+# reader's nvcc -o NAME NAME.cu, for nvcc's default GPU, whose fallbacks newer GPUs skip: compiled too.
 ALONE=$(cat "$HERE/nvccflags") && FLAGS=${FLAGS:-"-arch=native $ALONE"}
 NL='
 '

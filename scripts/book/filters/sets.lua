@@ -14,11 +14,12 @@ local function set_meta(meta)
   local default = meta['default-set'] and str(meta['default-set']) or set
   local function sfx(s) return s == default and '' or '.' .. s end
   suffix = sfx(set)
-  local gpu, page = B.tbl().set.gpu or 'an unknown GPU', B.source:match('([^/]*)%.%w+$') or 'index'
+  local gpu, page = B.tbl().set.gpu or 'an unknown GPU', (B.source:match('([^/]*)%.%w+$') or 'index')
+    .. (meta.part and '-' .. str(meta.part) or '')
   meta.suffix, meta['book-set'], meta['book-gpu'] = suffix, set, gpu
-  for _, link in ipairs(List(meta['book-chapters'] or {}) .. List({ meta.prev or nil }) .. List({ meta.next or nil })) do
-    link.href = resuffix(str(link.href))
-  end
+  local links = List(meta.prev and { meta.prev } or {}) .. List(meta.next and { meta.next } or {})
+  for _, c in ipairs(meta['book-chapters'] or {}) do links:extend(List({ c }) .. List(c.parts or {})) end
+  for _, link in ipairs(links) do link.href = resuffix(str(link.href)) end
   local sets = List()
   for s in (meta.sets and str(meta.sets) or ''):gmatch('%S+') do
     sets:insert({ name = s, href = page .. sfx(s) .. '.html', current = s == set or nil })
