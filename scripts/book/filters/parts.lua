@@ -16,7 +16,7 @@ function Pandoc(doc)
       cur = b.classes:includes('page') and b.identifier ~= '' and b.identifier
         or (b.classes:includes('chunkindex') or b.classes:includes('identindex')) and '*' or ''
     end
-    if b.t == 'Header' and not b.classes:includes('unnumbered') then
+    if b.t == 'Header' and PANDOC_WRITER_OPTIONS.number_sections and not b.classes:includes('unnumbered') then
       for l = 1, b.level do n[l] = (n[l] or 0) + (l == b.level and 1 or 0) end
       b.attributes.number = table.concat(n, '.', 1, b.level)
       for l = b.level + 1, #n do n[l] = nil end
