@@ -124,6 +124,15 @@ static int full_grid(Kernel k, int threads = THREADS, size_t shared_bytes = 0) {
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared_bytes));
   return per_sm * sms;
 }
+
+// The registers that each thread of kernel k needs, one of the limits on how
+// many blocks a multiprocessor holds.
+template <typename Kernel>
+static int registers(Kernel k) {
+  cudaFuncAttributes a;
+  CHECK(cudaFuncGetAttributes(&a, k));
+  return a.numRegs;
+}
 // Pass 1 of both float sums: each thread adds its grid-stride share in a
 // fixed order, the block's tree adds the threads' sums. ATOMIC: thread 0 adds
 // the block's sum into the total with an atomic, in whatever order the blocks

@@ -137,6 +137,15 @@ static int full_grid(Kernel k, int threads = THREADS, size_t shared_bytes = 0) {
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared_bytes));
   return per_sm * sms;
 }
+
+// The registers that each thread of kernel k needs, one of the limits on how
+// many blocks a multiprocessor holds.
+template <typename Kernel>
+static int registers(Kernel k) {
+  cudaFuncAttributes a;
+  CHECK(cudaFuncGetAttributes(&a, k));
+  return a.numRegs;
+}
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU
 // holds at once, each thread keeping IN_FLIGHT loads under way, and nothing
 // done with the bytes but an exclusive-or. The store that can never happen

@@ -282,6 +282,15 @@ static int full_grid(Kernel k, int threads = THREADS, size_t shared_bytes = 0) {
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared_bytes));
   return per_sm * sms;
 }
+
+// The registers that each thread of kernel k needs, one of the limits on how
+// many blocks a multiprocessor holds.
+template <typename Kernel>
+static int registers(Kernel k) {
+  cudaFuncAttributes a;
+  CHECK(cudaFuncGetAttributes(&a, k));
+  return a.numRegs;
+}
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU
 // holds at once, each thread keeping IN_FLIGHT loads under way, and nothing
 // done with the bytes but an exclusive-or. The store that can never happen
@@ -353,7 +362,7 @@ static unsigned long long upload_digits(unsigned *d_x, size_t n) {
 struct Variant {
   const char *label;
   void (*launch)(const unsigned *, size_t, unsigned long long *, int);
-  int grid;
+  int grid, regs;   // regs: registers per thread (0: not printed)
 };
 
 // A variant of the fast reduction, with a grid that the GPU holds at once.
@@ -364,7 +373,7 @@ static Variant fast(const char *label) {
             reduce_fast<V, IN_FLIGHT, HOW><<<grid, THREADS>>>(x, n, out);
             CHECK(cudaGetLastError());
           },
-          full_grid(reduce_fast<V, IN_FLIGHT, HOW>)};
+          full_grid(reduce_fast<V, IN_FLIGHT, HOW>), registers(reduce_fast<V, IN_FLIGHT, HOW>)};
 }
 
 // The chapter's steps, in order. The last of the book's own is FINAL.
@@ -376,7 +385,7 @@ static std::vector<Variant> steps() {
              reduce_stride<<<grid, THREADS>>>(x, n, out);
              CHECK(cudaGetLastError());
            },
-           full_grid(reduce_stride)},
+           full_grid(reduce_stride), registers(reduce_stride)},
           fast<unsigned, 1, WarpAdd::shuffle>("warp shuffles"),
           fast<uint4, 1, WarpAdd::shuffle>("vector loads"),
           fast<uint4, 2, WarpAdd::shuffle>("vector loads, 2 in flight"),
@@ -440,6 +449,7 @@ int main(int argc, char **argv) {
   for (const Variant &v : variants) {
     if (v.grid == 0) continue;
     printf("%s, blocks in the grid: %d\n", v.label, v.grid);
+    printf("%s, registers per thread: %d\n", v.label, v.regs);
     // A block's sum stays 32-bit: at the largest size, its digits (9 at most) must fit.
     const double block_max = 9.0 * ((double)most / sizeof(unsigned) / v.grid + 2.0 * 4 * THREADS);
     if (block_max >= 4294967296.0) fprintf(stderr, "%s: a block's sum could pass 2^32\n", v.label), ok = false;
