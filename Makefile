@@ -156,8 +156,8 @@ weave-chapter = $(PANDOC) --defaults=book/html.yaml --section-divs --number-sect
 build/html/style.css: book/style.css | build/html
 	cp $< $@
 
-# A chapter or set that was removed or renamed leaves no page behind.
-build/html/.pruned: build/setting-CHAPTERS build/setting-SETS build/setting-GPU | build/html
+# A chapter, set or page of its own that was removed or renamed leaves no page behind.
+build/html/.pruned: build/setting-CHAPTERS build/setting-SETS build/setting-GPU build/setting-PARTS | build/html
 	for f in build/html/*.html; do [ -e "$$f" ] || continue; \
 	  case " $(notdir $(PAGES)) " in *" $$(basename "$$f") "*) ;; *) rm -f "$$f";; esac; done
 	touch $@
@@ -224,4 +224,5 @@ build/html/$(3)$(2).html: build/md/$(PART_OF_$(3)).md build/meta/$(3).yaml build
 	$$(call weave-chapter,$(PART_OF_$(3)),$(3),$(1)) -M part=$(patsubst $(PART_OF_$(3))-%,%,$(3)) -o $$@.tmp $$< $$(INTO_PLACE)
 endef
 $(foreach s,$(SETS),$(foreach p,$(PARTS),$(eval $(call part-rule,$(s),$(call sfx,$(s)),$(p)))))
+$(eval $(call remember,PARTS))
 html: $(PAGES)
