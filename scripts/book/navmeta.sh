@@ -16,14 +16,14 @@ for md in "$@"; do
     s=${md##*/} && s=${s%.md}
     slugs="$slugs $s" pages="$pages $s"
     LC_ALL=C awk 'sub(/^# /, "") { sub(/[[:space:]]*[{][^}]*[}][[:space:]]*$/, ""); print; exit }' "$md" >"$scratch/$s.title"
-    # Its parts, "ID TITLE" of each "## " heading with .page and #ID; for other pages, ids there: "ID: PAGE".
+    # Its parts, "ID TITLE" of each "## " heading with .page and #ID; for other pages, ids there: "SLUG#ID": PAGE.
     LC_ALL=C awk -v s="$s" -v moved="$scratch/moved" '/^## / { p = "" } /^## .*[{][^}]*[.]page[ }]/ {
         match($0, /[{][^}]*[}][ \t]*$/); a = substr($0, RSTART); t = substr($0, 4, RSTART - 4); sub(/[ \t]+$/, "", t)
-        if (!match(a, /#[a-z][a-z0-9-]*/)) {
+        if (!match(a, /#[a-z][a-z0-9-]*[ }]/) || (RLENGTH -= 1) < 0) {
             printf "book/%s.nw: error: the heading \"%s\" is a page of its own (.page), but has no #id of a-z, 0-9 and -\n", s, t > "/dev/stderr"
             exit 1 }
         id = substr(a, RSTART + 1, RLENGTH - 1); print id, t; p = s "-" id }
-        p != "" { while (match($0, /[{]#[A-Za-z0-9_-]+/)) { print substr($0, RSTART + 2, RLENGTH - 2) ": " p >> moved; $0 = substr($0, RSTART + RLENGTH) } }' \
+        p != "" { while (match($0, /[{]#[^ }]+/)) { print "\"" s "#" substr($0, RSTART + 2, RLENGTH - 2) "\": " p >> moved; $0 = substr($0, RSTART + RLENGTH) } }' \
         "$md" >"$scratch/$s.parts"
     while read -r id t; do
         printf '%s\n' "$t" >"$scratch/$s-$id.title"

@@ -13,7 +13,7 @@ function Pandoc(doc)
   -- Each block's part ('' the chapter's page, '*' every page), each id's, and the sections' numbers.
   for i, b in ipairs(slug and doc.blocks or {}) do
     if b.t == 'Header' and b.level <= 2 then
-      cur = b.classes:includes('page') and b.identifier ~= '' and b.identifier
+      cur = b.level == 2 and b.classes:includes('page') and b.identifier ~= '' and b.identifier
         or (b.classes:includes('chunkindex') or b.classes:includes('identindex')) and '*' or ''
     end
     if b.t == 'Header' and PANDOC_WRITER_OPTIONS.number_sections and not b.classes:includes('unnumbered') then
@@ -28,7 +28,7 @@ function Pandoc(doc)
   local function to(t)   -- the target t (#ID, or PAGE.html#ID) where its id now is
     local p = at[t:match('^#(.+)') or '']
     if p then return (p ~= '*' and p ~= part and page(p) or '') .. t end
-    local id = t:match('^[%w_%-]+%.html#(.+)$'); return id and moved[id] and moved[id] .. '#' .. id or t
+    local pg, id = t:match('^([%w_%-]+)%.html#(.+)$'); return id and moved[pg .. '#' .. id] and moved[pg .. '#' .. id] .. '#' .. id or t
   end
   local keep = List()
   for i, b in ipairs(slug and doc.blocks or {}) do
