@@ -225,4 +225,5 @@ build/html/$(3)$(2).html: build/md/$(PART_OF_$(3)).md build/meta/$(3).yaml build
 endef
 $(foreach s,$(SETS),$(foreach p,$(PARTS),$(eval $(call part-rule,$(s),$(call sfx,$(s)),$(p)))))
 $(eval $(call remember,PARTS))
+# The pages again, PARTS included: html's rule above was read before build/chapters.mk defined it.
 html: $(PAGES)
