@@ -23,6 +23,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 #include <cub/cub.cuh>
 #include <thrust/iterator/transform_iterator.h>
@@ -146,11 +147,37 @@ static int registers(Kernel k) {
   CHECK(cudaFuncGetAttributes(&a, k));
   return a.numRegs;
 }
+// One load of a V through the read-only path (__ldg), as CUB's loads go.
+// HINT (16-byte loads, compute capability 8.0 on) also leaves it out of L1
+// and asks the L2 to fetch the 256 bytes around it from memory at once
+// (PTX's L2::256B); a build for an older GPU leaves the hint out.
+template <bool HINT, typename V>
+__device__ V load(const V *p) {
+#if __CUDA_ARCH__ >= 800
+  if constexpr (HINT && sizeof(V) == 16) {
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
+#endif
+  return __ldg(p);
+}
+
+// The compute capability that the kernels were built for (__CUDA_ARCH__ / 10,
+// so 90 for 9.0): a build for an older GPU than the one it runs on leaves out
+// the hint and __reduce_add_sync.
+__global__ void built_for(unsigned *arch) {
+#ifdef __CUDA_ARCH__
+  *arch = __CUDA_ARCH__ / 10;
+#endif
+}
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU
-// holds at once, each thread keeping IN_FLIGHT loads under way, and nothing
-// done with the bytes but an exclusive-or. The store that can never happen
+// holds at once, each thread issuing IN_FLIGHT loads per iteration before it
+// uses any (how many are under way at once, the compiler decides), and
+// nothing done with the bytes but an exclusive-or. The store that can never happen
 // (the digits' bits stay below 16) keeps the compiler from dropping the loads.
-template <int IN_FLIGHT>
+template <int IN_FLIGHT, bool HINT = false>
 __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink) {
   unsigned acc = 0;
   const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -158,7 +185,7 @@ __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink
   for (; i + (IN_FLIGHT - 1) * stride < n4; i += IN_FLIGHT * stride) {
     uint4 v[IN_FLIGHT];
 #pragma unroll
-    for (int u = 0; u < IN_FLIGHT; u++) v[u] = x[i + u * stride];
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = load<HINT>(&x[i + u * stride]);
 #pragma unroll
     for (int u = 0; u < IN_FLIGHT; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
@@ -176,8 +203,9 @@ static double print_rate(const char *label, int mib, double bytes, Timing t, con
   return bytes / (t.ms * 1e6);
 }
 
-// The read ceiling at n elements, in GB/s: the faster of two read-only
-// kernels, with 1 and with 8 loads in flight per thread. Prints both.
+// The read ceiling at n elements, in GB/s: the fastest of four read-only
+// kernels, with 1 and with 8 loads in flight per thread, each without and
+// with the L2 hint. Prints all four.
 static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_sink) {
   double best = 0;
   auto one = [&](const char *label, auto kernel) {
@@ -190,11 +218,14 @@ static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_s
   };
   one("read only", read_only<1>);
   one("read only, 8 in flight", read_only<8>);
+  one("read only, L2::256B", read_only<1, true>);
+  one("read only, 8 in flight, L2::256B", read_only<8, true>);
   printf("read ceiling, %d MiB: %.0f GB/s\n", mib, best);
   return best;
 }
 const int BINS = 256;            // one bin per value of a byte, or per value % 256 of a word
 const int SIZE_MIB = 1024;       // every input is 1 GiB
+const int SMALL_MIB = 16;        // and its first 16 MiB, which an L2 larger than that keeps
 enum class Shape { spread, one_bin, skewed };
 const char *const SHAPE_NAMES[] = {"spread", "one bin", "skewed"};
 
@@ -262,6 +293,7 @@ static std::vector<unsigned> upload_samples(T *d_x, size_t n, Shape shape) {
 // into the global histogram with one atomic per bin that is not empty.
 template <typename T>
 __global__ void hist_block(const T *__restrict__ x, size_t n, unsigned *bins) {
+  static_assert(std::is_unsigned<T>::value, "a signed sample's value % BINS may be negative");
   __shared__ unsigned local[BINS];
   for (int b = threadIdx.x; b < BINS; b += blockDim.x) local[b] = 0;
   __syncthreads();
@@ -279,29 +311,32 @@ __global__ void hist_block(const T *__restrict__ x, size_t n, unsigned *bins) {
 //   lane16: one per lane, 16-bit counters, two to a word: bins b and b + 128
 //           share word (b % 128) * 32 + l (16 KiB per warp);
 //   column: one per block, laid out as lane's: lane l of every warp counts in
-//           column l, bank l, with atomics (32 KiB per block).
-enum class Layout { warp, lane, lane16, column };
+//           column l, bank l, with atomics (32 KiB per block);
+//   block:  one histogram of 32-bit counters per block, chapter 1's (1 KiB).
+enum class Layout { warp, lane, lane16, column, block };
 
 // The words of shared memory that a block of `warps` warps counts in.
 template <Layout L>
 __host__ __device__ constexpr int shared_words(int warps) {
   return L == Layout::warp ? warps * BINS : L == Layout::lane ? warps * BINS * WARP
-       : L == Layout::lane16 ? warps * BINS / 2 * WARP : BINS * WARP;
+       : L == Layout::lane16 ? warps * BINS / 2 * WARP : L == Layout::column ? BINS * WARP : BINS;
 }
 
 // Where this thread counts: its warp's histogram (warp), its lane's first
-// counter in its warp's part (lane, lane16) or in the block's (column).
+// counter in its warp's part (lane, lane16) or in the block's (column), or
+// the block's histogram (block).
 template <Layout L>
 __device__ unsigned *my_counters(unsigned *shared) {
   const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-  return L == Layout::column ? shared + lane : shared + shared_words<L>(warp) + (L == Layout::warp ? 0 : lane);
+  return L == Layout::block ? shared : L == Layout::column ? shared + lane
+       : shared + shared_words<L>(warp) + (L == Layout::warp ? 0 : lane);
 }
 
-// Adds c to bin b. mine points at the warp's histogram (warp) or at the
-// lane's first counter (lane, lane16).
+// Adds c to bin b. mine points at a histogram (warp, block) or at the lane's
+// first counter (lane, lane16, column).
 template <Layout L>
 __device__ void add(unsigned *mine, unsigned b, unsigned c) {
-  if constexpr (L == Layout::warp) atomicAdd(&mine[b], c);
+  if constexpr (L == Layout::warp || L == Layout::block) atomicAdd(&mine[b], c);
   else if constexpr (L != Layout::lane16) atomicAdd(&mine[b * WARP], c);
   else if constexpr (L == Layout::lane16) atomicAdd(&mine[b % (BINS / 2) * WARP], c << (b / (BINS / 2) * 16));
 }
@@ -313,9 +348,10 @@ __device__ void add(unsigned *mine, unsigned b, unsigned c) {
 template <Layout L>
 __device__ unsigned bin_total(const unsigned *shared, unsigned b, int warps) {
   unsigned s = 0;
-  for (int w = 0; w < (L == Layout::column ? 1 : warps); w++) {
-    const unsigned *part = L == Layout::column ? shared : shared + shared_words<L>(w);
-    if constexpr (L == Layout::warp) {
+  constexpr bool one = L == Layout::column || L == Layout::block;   // one sub-histogram per block
+  for (int w = 0; w < (one ? 1 : warps); w++) {
+    const unsigned *part = one ? shared : shared + shared_words<L>(w);
+    if constexpr (L == Layout::warp || L == Layout::block) {
       s += part[b];
     } else {
       for (int c = 0; c < WARP; c++) {
@@ -351,6 +387,8 @@ __device__ void clear(unsigned *shared) {
 // in every lane of a warp, so that the match sees the whole warp.
 template <typename T, bool MATCH>
 __global__ void hist_warp(const T *__restrict__ x, size_t n, unsigned *bins) {
+  static_assert(std::is_unsigned<T>::value, "a signed sample's value % BINS may be negative");
+  assert(blockDim.x == THREADS && blockDim.y == 1 && blockDim.z == 1);   // WARPS histograms
   __shared__ unsigned shared[WARPS * BINS];
   clear<Layout::warp>(shared);
   const int lane = threadIdx.x % WARP;
@@ -400,9 +438,12 @@ __device__ void count_load(unsigned *mine, uint4 v) {
 // counted, into sub-histograms of layout L, in dynamic shared memory of
 // shared_words<L>(blockDim.x / 32) words. Any start and length: the samples
 // before x's first 16-byte boundary (a 16-byte load needs one) and after the
-// last whole 16 bytes are counted one per thread.
+// last whole 16 bytes are counted one per thread. The bins are 32-bit, as
+// CUB's unsigned counters are: no bin may get 2^32 samples or more.
 template <typename T, Layout L, int IN_FLIGHT, bool EQUAL>
 __global__ void hist_fast(const T *__restrict__ x, size_t n, unsigned *bins) {
+  static_assert(std::is_unsigned<T>::value, "a signed sample's value % BINS may be negative");
+  assert(blockDim.x % WARP == 0 && blockDim.y == 1 && blockDim.z == 1);   // whole warps, in one row
   extern __shared__ unsigned shared[];
   clear<L>(shared);
   unsigned *mine = my_counters<L>(shared);
@@ -450,59 +491,33 @@ struct CubHistogram {
   ~CubHistogram() { if (temp) cudaFree(temp); }
 };
 
-// CUB's HistogramEven on words, through an iterator that hands it value % 256:
-// the other way to give CUB this input.
+// CUB's HistogramEven on words, through an iterator that hands it each word's
+// low byte as an unsigned char: CUB picks its tuning by the type of the
+// samples it is handed, so this call runs its tuning for one-byte samples on
+// a GPU for which it has one, and its generic policy on others.
 struct LowByte {
-  __host__ __device__ unsigned operator()(unsigned v) const { return v % BINS; }
+  __host__ __device__ unsigned char operator()(unsigned v) const { return (unsigned char)(v % BINS); }
 };
-struct CubTransformed {
+struct CubLowBytes {
   void *temp = nullptr;
   size_t bytes = 0;
   cudaError_t call(const unsigned *x, size_t n, unsigned *bins) {
     return cub::DeviceHistogram::HistogramEven(temp, bytes, thrust::make_transform_iterator(x, LowByte{}), bins,
-                                               BINS + 1, 0u, (unsigned)BINS, (long long)n);
+                                               BINS + 1, 0, BINS, (long long)n);
   }
   void prepare(const unsigned *x, size_t n, unsigned *bins) {
     CHECK(call(x, n, bins));
     CHECK(cudaMalloc(&temp, bytes));
   }
-  ~CubTransformed() { if (temp) cudaFree(temp); }
-};
-
-// The words' pixels with CUB's own tuning for one-byte samples of one channel
-// on compute capability 9.0 (tuning_histogram.cuh in CUDA 13.0: 768 threads,
-// 12 samples each, direct loads, no merging of runs), which it does not choose
-// for four channels. It goes in through DispatchHistogram's policy parameter:
-// CUB's internal interface, not its public one.
-struct BytePolicy {
-  struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
-    using AgentHistogramPolicyT =
-        cub::AgentHistogramPolicy<768, 12, cub::BLOCK_LOAD_DIRECT, cub::LOAD_LDG, false, cub::SMEM, false>;
-  };
-  using MaxPolicy = Policy900;
-};
-struct CubByteTuned {
-  void *temp = nullptr;
-  size_t bytes = 0;
-  cudaError_t call(const unsigned *x, size_t n, unsigned *bins) {
-    assert(n * 4 <= (size_t)INT_MAX);   // DispatchEven's offsets are int here
-    using Dispatch = cub::DispatchHistogram<4, 1, const unsigned char *, unsigned, int, int, BytePolicy>;
-    return Dispatch::DispatchEven(temp, bytes, reinterpret_cast<const unsigned char *>(x), {bins}, {BINS + 1}, {0},
-                                  {BINS}, (int)n, 1, (int)(n * 4), 0, cuda::std::true_type{});
-  }
-  void prepare(const unsigned *x, size_t n, unsigned *bins) {
-    CHECK(call(x, n, bins));
-    CHECK(cudaMalloc(&temp, bytes));
-  }
-  ~CubByteTuned() { if (temp) cudaFree(temp); }
+  ~CubLowBytes() { if (temp) cudaFree(temp); }
 };
 // One way to count samples of type T: its label, its launch (input, length,
-// bins) and its grid.
+// bins), its grid and block, and its kernel's registers per thread.
 template <typename T>
 struct Counter {
   std::string label;
   std::function<void(const T *, size_t, unsigned *)> launch;
-  int grid, threads;
+  int grid, threads, regs;
 };
 
 // A launch of kernel k with a grid of blocks of threads each, and shared_bytes
@@ -516,7 +531,7 @@ static Counter<T> counter(const char *label, Kernel k, int threads, size_t share
             k<<<grid, threads, shared_bytes>>>(x, n, bins);
             CHECK(cudaGetLastError());
           },
-          grid, threads};
+          grid, threads, registers(k)};
 }
 
 // hist_fast with layout L, in blocks of `warps` warps.
@@ -525,15 +540,12 @@ static Counter<T> fast(const char *label, int warps, double grid_scale = 1) {
   Counter<T> c = counter<T>(label, hist_fast<T, L, IN_FLIGHT, EQUAL>, warps * WARP,
                             shared_words<L>(warps) * sizeof(unsigned), grid_scale);
   if (L == Layout::lane16) {
-    // A 16-bit counter holds one lane's samples of one bin: refuse an input
-    // so large that a lane could count 65,536 of them.
+    // A 16-bit counter holds one lane's samples of one bin: an input so large
+    // that a lane could count 65,536 of them is counted in several launches of
+    // at most `most` samples each, into the same bins.
     const size_t most = (size_t)(65535 - 2 * 16) * c.grid * c.threads;
     c.launch = [launch = c.launch, most](const T *x, size_t n, unsigned *bins) {
-      if (n > most) {
-        fprintf(stderr, "lane16: %zu samples could overflow a 16-bit counter (at most %zu)\n", n, most);
-        exit(1);
-      }
-      launch(x, n, bins);
+      for (size_t first = 0; first < n; first += most) launch(x + first, std::min(most, n - first), bins);
     };
   }
   return c;
@@ -548,7 +560,8 @@ static int warps_that_fit(size_t per_warp, int most) {
   return std::max(1, std::min(most, (int)(limit / per_warp)));
 }
 
-// The chapter's steps, in order. A lane histogram takes 32 KiB per warp (16
+// The chapter's steps, in order, then the last section's sweep and an
+// experiment on the baseline. A lane histogram takes 32 KiB per warp (16
 // KiB with 16-bit counters): as many warps as fit in one block, at most 7.
 const int COLUMN_WARPS = 16;   // the final histogram's warps per block
 template <typename T>
@@ -571,7 +584,8 @@ static std::vector<Counter<T>> steps() {
           fast<T, Layout::column, 4, true>("final, blocks of 32 warps", 32),
           fast<T, Layout::column, 4, true>("final, a quarter of the grid", COLUMN_WARPS, 0.25),
           fast<T, Layout::column, 4, true>("final, half the grid", COLUMN_WARPS, 0.5),
-          fast<T, Layout::column, 4, true>("final, twice the grid", COLUMN_WARPS, 2)};
+          fast<T, Layout::column, 4, true>("final, twice the grid", COLUMN_WARPS, 2),
+          fast<T, Layout::block, 1, false>("block histogram, vector loads", WARPS)};
 }
 // The per-warp histogram with 16-byte loads, the same counting equal loads
 // once, and the final histogram: the steps that --profile runs.
@@ -590,16 +604,26 @@ static bool bins_right(const std::string &label, const std::vector<unsigned> &ex
 }
 
 // Times launch (after clearing the bins), checks the last timed launch's bins,
-// and prints the time and bandwidth; returns the bandwidth in GB/s, or -1 when
-// a bin is wrong. When profiling, launches it once, untimed.
+// and prints the time and bandwidth for its bytes (a whole number of MiB);
+// returns the bandwidth in GB/s, or -1 when a bin is wrong. When profiling,
+// launches it once, untimed.
 template <typename Launch>
 static double measure_histogram(const std::string &label, size_t bytes, const std::vector<unsigned> &expected,
                                 unsigned *d_bins, Launch launch) {
   auto reset = [&] { CHECK(cudaMemsetAsync(d_bins, 0, BINS * sizeof(unsigned))); };
   double rate = 1;
   if (profiling) reset(), launch();
-  else rate = print_rate(label.c_str(), SIZE_MIB, (double)bytes, time_ms(reset, launch));
+  else rate = print_rate(label.c_str(), (int)(bytes >> 20), (double)bytes, time_ms(reset, launch));
   return bins_right(label, expected, d_bins) ? rate : -1;
+}
+
+// The same for one of CUB's calls on n samples, its temporary storage
+// allocated first, untimed.
+template <typename Cub, typename T>
+static double measure_cub(Cub &cub, const std::string &label, const T *x, size_t n, const std::vector<unsigned> &expected,
+                          unsigned *d_bins) {
+  cub.prepare(x, n, d_bins);
+  return measure_histogram(label, n * sizeof(T), expected, d_bins, [&] { CHECK(cub.call(x, n, d_bins)); });
 }
 
 // Counts every input of samples of type T (named `type`): for each shape,
@@ -607,39 +631,50 @@ static double measure_histogram(const std::string &label, size_t bytes, const st
 // over CUB's for each shape. Returns whether every count was right. shapes:
 // the shapes to count, in that order.
 template <typename T>
-static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling, double over_cub[3],
+static bool count_all(const char *type, T *d_x, unsigned *d_bins, unsigned *d_sink, double ceiling, double over_cub[3],
                       double over_tuned[3], const std::vector<int> &shapes = {0, 1, 2}) {
   const size_t n = ((size_t)SIZE_MIB << 20) / sizeof(T), bytes = n * sizeof(T);
   const std::vector<Counter<T>> counters = steps<T>();
   for (const Counter<T> &c : counters) {
     printf("%s, %s, blocks in the grid: %d\n", c.label.c_str(), type, c.grid);
     printf("%s, %s, threads per block: %d\n", c.label.c_str(), type, c.threads);
+    printf("%s, %s, registers per thread: %d\n", c.label.c_str(), type, c.regs);
   }
   bool ok = true;
   for (int s : shapes) {
     const std::string where = std::string(type) + ", " + SHAPE_NAMES[s];
     const std::vector<unsigned> expected = upload_samples(d_x, n, (Shape)s);
-    // The same input but for its last 7 samples, whose tail is no whole 16 bytes.
-    const size_t short_n = n - 7;
-    std::vector<unsigned> short_expected = expected;
-    for (size_t k = short_n; k < n; k++) short_expected[Sample<T>{(Shape)s, zipf(false)}(k) % BINS]--;
+    // The CPU's count of samples [first, first + count) of this input: counted
+    // afresh when they are few, else the whole input's count less the samples
+    // outside them.
+    const Sample<T> sample{(Shape)s, zipf(false)};
+    auto part_expected = [&](size_t first, size_t count) {
+      std::vector<unsigned> e(BINS, 0);
+      if (count < n / 2) {
+        for (size_t k = first; k < first + count; k++) e[sample(k) % BINS]++;
+      } else {
+        e = expected;
+        for (size_t k = 0; k < first; k++) e[sample(k) % BINS]--;
+        for (size_t k = first + count; k < n; k++) e[sample(k) % BINS]--;
+      }
+      return e;
+    };
+    // The parts that every step counts once more, untimed: one that ends 7
+    // samples early (no whole 16 bytes at its end), one that also starts at
+    // sample 1 (no 16-byte boundary at its start), and 1000 samples from sample
+    // 1 (fewer than one load per thread).
+    const std::pair<size_t, size_t> parts[] = {{0, n - 7}, {1, n - 8}, {1, 1000}};
+    std::vector<std::vector<unsigned>> part_bins;
+    for (const auto &[first, count] : parts) part_bins.push_back(part_expected(first, count));
     CubHistogram cub_hist;
-    cub_hist.prepare(d_x, n, d_bins);
-    const double cub = measure_histogram("CUB, " + where, bytes, expected, d_bins, [&] { CHECK(cub_hist.call(d_x, n, d_bins)); });
+    const double cub = measure_cub(cub_hist, "CUB, " + where, d_x, n, expected, d_bins);
     ok = ok && cub > 0;
     if (!profiling) printf("CUB, %s, %d MiB, of the read ceiling: %.2f\n", where.c_str(), SIZE_MIB, cub / ceiling);
     double tuned = 0;   // CUB with its byte tuning, for words (not under the profiler)
     if constexpr (sizeof(T) == 4) {
-      CubTransformed cub_t;
-      cub_t.prepare(d_x, n, d_bins);
-      const double r = measure_histogram("CUB through an iterator, " + where, bytes, expected, d_bins,
-                                         [&] { CHECK(cub_t.call(d_x, n, d_bins)); });
-      ok = ok && r > 0;
       if (!profiling) {
-        CubByteTuned cub_b;
-        cub_b.prepare(d_x, n, d_bins);
-        tuned = measure_histogram("CUB with its byte tuning, " + where, bytes, expected, d_bins,
-                                  [&] { CHECK(cub_b.call(d_x, n, d_bins)); });
+        CubLowBytes cub_b;
+        tuned = measure_cub(cub_b, "CUB with its byte tuning, " + where, d_x, n, expected, d_bins);
         ok = ok && tuned > 0;
       }
     }
@@ -650,12 +685,53 @@ static bool count_all(const char *type, T *d_x, unsigned *d_bins, double ceiling
       const double rate = measure_histogram(label, bytes, expected, d_bins, [&] { c.launch(d_x, n, d_bins); });
       ok = ok && rate > 0;
       if (profiling) continue;
-      CHECK(cudaMemset(d_bins, 0, BINS * sizeof(unsigned)));   // once more, untimed, 7 samples short
-      c.launch(d_x, short_n, d_bins);
-      ok = bins_right(label + ", 7 samples fewer", short_expected, d_bins) && ok;
+      for (size_t p = 0; p < part_bins.size(); p++) {
+        const auto &[first, count] = parts[p];
+        CHECK(cudaMemset(d_bins, 0, BINS * sizeof(unsigned)));
+        c.launch(d_x + first, count, d_bins);
+        ok = bins_right(label + ", " + std::to_string(count) + " samples from sample " + std::to_string(first), part_bins[p],
+                        d_bins) && ok;
+      }
       printf("%s, %d MiB, of the read ceiling: %.2f\n", label.c_str(), SIZE_MIB, rate / ceiling);
       printf("%s, %d MiB, speedup over CUB: %.2f\n", label.c_str(), SIZE_MIB, rate / cub);
       if (k == FINAL) over_cub[s] = rate / cub, over_tuned[s] = tuned > 0 ? rate / tuned : 0;
+      if (k == FINAL && s == 0) {
+        // The final histogram's launch (grid, blocks, shared memory) and loads, with
+        // the counting left out: chapter 2's read_only, 4 loads in flight.
+        const size_t shared_bytes = shared_words<Layout::column>(COLUMN_WARPS) * sizeof(unsigned);
+        const Timing t = time_ms([] {}, [&] {
+          read_only<4><<<c.grid, c.threads, shared_bytes>>>(reinterpret_cast<const uint4 *>(d_x), bytes / 16, d_sink);
+          CHECK(cudaGetLastError());
+        });
+        const double loads = print_rate(("final launch, loads only, " + where).c_str(), SIZE_MIB, (double)bytes, t);
+        printf("%s, %d MiB, of its loads alone: %.2f\n", label.c_str(), SIZE_MIB, rate / loads);
+      }
+    }
+    if (!profiling) {
+      // The input's first SMALL_MIB: CUB (and, for words, CUB with its byte
+      // tuning) and the final histogram, which is timed once more with the zeroing
+      // of its bins, as CUB's call zeroes its own.
+      const size_t small = ((size_t)SMALL_MIB << 20) / sizeof(T), small_bytes = small * sizeof(T);
+      const std::vector<unsigned> small_expected = part_expected(0, small);
+      CubHistogram cub_small;
+      const double cub_s = measure_cub(cub_small, "CUB, " + where, d_x, small, small_expected, d_bins);
+      const Counter<T> &f = counters[FINAL];
+      const double final_s = measure_histogram(f.label + ", " + where, small_bytes, small_expected, d_bins,
+                                               [&] { f.launch(d_x, small, d_bins); });
+      const double zeroed_s = measure_histogram(f.label + ", zeroing timed, " + where, small_bytes, small_expected, d_bins, [&] {
+        CHECK(cudaMemsetAsync(d_bins, 0, BINS * sizeof(unsigned)));
+        f.launch(d_x, small, d_bins);
+      });
+      ok = ok && cub_s > 0 && final_s > 0 && zeroed_s > 0;
+      printf("%s, %s, %d MiB, speedup over CUB: %.2f\n", f.label.c_str(), where.c_str(), SMALL_MIB, final_s / cub_s);
+      printf("%s, zeroing timed, %s, %d MiB, speedup over CUB: %.2f\n", f.label.c_str(), where.c_str(), SMALL_MIB, zeroed_s / cub_s);
+      if constexpr (sizeof(T) == 4) {
+        CubLowBytes tuned_small;
+        const double tuned_s = measure_cub(tuned_small, "CUB with its byte tuning, " + where, d_x, small, small_expected, d_bins);
+        ok = ok && tuned_s > 0;
+        printf("%s, zeroing timed, %s, %d MiB, speedup over CUB with its byte tuning: %.2f\n", f.label.c_str(), where.c_str(),
+               SMALL_MIB, zeroed_s / tuned_s);
+      }
     }
   }
   return ok;
@@ -684,15 +760,19 @@ int main(int argc, char **argv) {
   if (argc > 1) {
     profiling = true;
     double unused[3], unused_tuned[3];
-    const bool ok = is_bytes ? count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, 1, unused, unused_tuned, shapes)
-                             : count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, 1, unused, unused_tuned, shapes);
+    const bool ok = is_bytes ? count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, d_sink, 1, unused, unused_tuned, shapes)
+                             : count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, d_sink, 1, unused, unused_tuned, shapes);
     puts(ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
   }
+  int device = 0, l2 = 0;   // the L2's size decides whether SMALL_MIB stays in it
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  printf("L2 cache in MiB: %.0f\n", l2 / 1048576.0);
   const double ceiling = read_ceiling(static_cast<const unsigned *>(d_x), bytes / 4, SIZE_MIB, d_sink);
   double words[3] = {}, bytes_over[3] = {}, words_tuned[3] = {}, bytes_tuned[3] = {};
-  bool ok = count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, ceiling, words, words_tuned);
-  ok = count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, ceiling, bytes_over, bytes_tuned) && ok;
+  bool ok = count_all("32-bit", static_cast<unsigned *>(d_x), d_bins, d_sink, ceiling, words, words_tuned);
+  ok = count_all("bytes", static_cast<unsigned char *>(d_x), d_bins, d_sink, ceiling, bytes_over, bytes_tuned) && ok;
   for (int s = 0; s < 3; s++) printf("speedup over CUB at 1 GiB, 32-bit, %s: %.2f\n", SHAPE_NAMES[s], words[s]);
   for (int s = 0; s < 3; s++)
     printf("speedup over CUB with its byte tuning at 1 GiB, 32-bit, %s: %.2f\n", SHAPE_NAMES[s], words_tuned[s]);

@@ -17,7 +17,9 @@
   } while (0)
 #include <algorithm>
 #include <cassert>
+#include <climits>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 #include <cooperative_groups.h>
@@ -28,9 +30,10 @@ const int THREADS = 256;         // threads per block, for every kernel of the c
 const int WARP = 32;
 const int WARPS = THREADS / WARP;
 const unsigned DIGITS = 10;      // the elements are the digits 0 to 9, as in chapter 1
-// The input sizes, in MiB of 4-byte elements: chapter 1's, and two several
-// times larger than today's L2 caches.
-const int SIZES_MIB[] = {64, 256, 1024};
+// The input sizes, in MiB of 4-byte elements: one that an L2 of more than
+// 16 MiB holds, chapter 1's, and two several times larger than today's L2s.
+const int SIZES_MIB[] = {16, 64, 256, 1024};
+const int SIZES = sizeof SIZES_MIB / sizeof *SIZES_MIB;
 // A fixed, well-mixed function of the index: "random" data that is the same
 // in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
 __host__ __device__ static unsigned scramble(unsigned k) {
@@ -171,6 +174,7 @@ __global__ void reduce_block(const unsigned *x, unsigned long long *out, int n) 
   if (threadIdx.x == 0) send_sum<HOW>(out, blockIdx.x, sum);   // one per block
 }
 static void launch_baseline(const unsigned *x, size_t n, unsigned long long *out) {
+  assert(n <= (size_t)INT_MAX);   // chapter 1's kernel counts its elements in an int
   reduce_block<true, Send::atomic><<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(x, out, (int)n);
   CHECK(cudaGetLastError());
 }
@@ -206,35 +210,71 @@ __device__ unsigned warp_sum(unsigned v) {
   }
 }
 
-// A block's sum: each warp adds its lanes, lane 0 of each warp stores one
-// value in shared memory, one barrier, and the first warp adds those and
-// sends the block's sum with one atomic. It needs blocks of THREADS threads
-// in one dimension (WARPS slots), which it checks, and a block's sum below
-// 2^32: only the total is 64-bit.
+// A block's sum, in thread 0: each warp adds its lanes, lane 0 of each warp
+// stores one value in shared memory, one barrier, and the first warp adds
+// those. It needs blocks of THREADS threads in one dimension (WARPS slots),
+// which it checks, and a block's sum below 2^32: only the total is 64-bit.
 template <WarpAdd HOW>
-__device__ void send_block_sum(unsigned mine, unsigned long long *out) {
+__device__ unsigned block_sum_by_warps(unsigned mine) {
   assert(blockDim.x == THREADS && blockDim.y == 1 && blockDim.z == 1);
   __shared__ unsigned warp_sums[WARPS];
   const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
   mine = warp_sum<HOW>(mine);
   if (lane == 0) warp_sums[warp] = mine;
   __syncthreads();
-  if (warp == 0) {
-    const unsigned s = warp_sum<HOW>(lane < WARPS ? warp_sums[lane] : 0u);
-    if (lane == 0) atomicAdd(out, (unsigned long long)s);
+  return warp == 0 ? warp_sum<HOW>(lane < WARPS ? warp_sums[lane] : 0u) : 0u;
+}
+
+// The block's sum sent into the total with one atomic.
+template <WarpAdd HOW>
+__device__ void send_block_sum(unsigned mine, unsigned long long *out) {
+  const unsigned s = block_sum_by_warps<HOW>(mine);
+  if (threadIdx.x == 0) atomicAdd(out, (unsigned long long)s);
+}
+
+// Chapter 1's baseline with this block sum: still one element per thread,
+// but one barrier instead of nine. An experiment, not a step.
+__global__ void reduce_one_each(const unsigned *x, size_t n, unsigned long long *out) {
+  const size_t idx = blockIdx.x * (size_t)THREADS + threadIdx.x;
+  send_block_sum<WarpAdd::shuffle>(idx < n ? x[idx] : 0u, out);
+}
+// One load of a V through the read-only path (__ldg), as CUB's loads go.
+// HINT (16-byte loads, compute capability 8.0 on) also leaves it out of L1
+// and asks the L2 to fetch the 256 bytes around it from memory at once
+// (PTX's L2::256B); a build for an older GPU leaves the hint out.
+template <bool HINT, typename V>
+__device__ V load(const V *p) {
+#if __CUDA_ARCH__ >= 800
+  if constexpr (HINT && sizeof(V) == 16) {
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
   }
+#endif
+  return __ldg(p);
+}
+
+// The compute capability that the kernels were built for (__CUDA_ARCH__ / 10,
+// so 90 for 9.0): a build for an older GPU than the one it runs on leaves out
+// the hint and __reduce_add_sync.
+__global__ void built_for(unsigned *arch) {
+#ifdef __CUDA_ARCH__
+  *arch = __CUDA_ARCH__ / 10;
+#endif
 }
 __device__ unsigned add_up(unsigned v) { return v; }
 __device__ unsigned add_up(uint4 v) { return v.x + v.y + v.z + v.w; }
 
-// V is what one load brings: unsigned (4 bytes) or uint4 (16 bytes). Each
-// thread keeps IN_FLIGHT loads under way: it issues them all, then adds them,
-// into as many accumulators, so that no addition waits for a load that it does
-// not need. Any start and length: the elements before x's first V-aligned
-// address (a V load needs one) and after the last whole V are added one per
-// thread. Its sums are 32-bit up to a block's (send_block_sum's conditions).
-template <typename V, int IN_FLIGHT, WarpAdd HOW>
-__global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
+// A thread's share of x's n elements. V is what one load brings: unsigned (4
+// bytes) or uint4 (16 bytes). Each thread keeps IN_FLIGHT loads under way: it
+// issues them all, then adds them, into as many accumulators, so that no
+// addition waits for a load that it does not need. HINT: loads with the L2
+// hint of the read ceiling. Any start and length: the elements before x's
+// first V-aligned address (a V load needs one) and after the last whole V are
+// added one per thread. The sum is 32-bit: the caller checks that it fits.
+template <typename V, int IN_FLIGHT, bool HINT>
+__device__ unsigned thread_sum(const unsigned *__restrict__ x, size_t n) {
   constexpr int PER = sizeof(V) / sizeof(unsigned);
   const size_t skip = (sizeof(V) - reinterpret_cast<size_t>(x) % sizeof(V)) % sizeof(V) / sizeof(unsigned);
   const size_t head = skip < n ? skip : n;
@@ -246,7 +286,7 @@ __global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned l
   for (; i + (IN_FLIGHT - 1) * stride < nv; i += IN_FLIGHT * stride) {
     V v[IN_FLIGHT];
 #pragma unroll
-    for (int u = 0; u < IN_FLIGHT; u++) v[u] = xv[i + u * stride];
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = load<HINT>(&xv[i + u * stride]);
 #pragma unroll
     for (int u = 0; u < IN_FLIGHT; u++) acc[u] += add_up(v[u]);
   }
@@ -256,7 +296,48 @@ __global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned l
   unsigned mine = 0;
 #pragma unroll
   for (int u = 0; u < IN_FLIGHT; u++) mine += acc[u];
-  send_block_sum<HOW>(mine, out);
+  return mine;
+}
+
+// The fast reduction: each thread's share, then the block's sum by warps,
+// sent with one atomic.
+template <typename V, int IN_FLIGHT, WarpAdd HOW, bool HINT = false>
+__global__ void reduce_fast(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
+  send_block_sum<HOW>(thread_sum<V, IN_FLIGHT, HINT>(x, n), out);
+}
+// The blocks' slots and the ticket counter of the one-launch sum. It needs a
+// grid of at most MAX_SLOTS blocks, which it checks, and one launch at a
+// time: two in flight at once would share them, and a launch that stops
+// midway leaves the ticket counter wrong for the next.
+const int MAX_SLOTS = 1 << 14;
+__device__ unsigned long long slots[MAX_SLOTS];
+__device__ unsigned tickets;
+
+// The final reduction's loads, but each block stores its sum in its slot, and
+// the last block to take a ticket adds every slot, in their order, into *out.
+template <typename V, int IN_FLIGHT>
+__global__ void reduce_one_launch(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
+  assert(gridDim.x <= MAX_SLOTS);
+  __shared__ bool last;
+  __shared__ unsigned long long warp_totals[WARPS];
+  const unsigned s = block_sum_by_warps<WarpAdd::shuffle>(thread_sum<V, IN_FLIGHT, false>(x, n));
+  if (threadIdx.x == 0) {
+    slots[blockIdx.x] = s;
+    __threadfence();                                          // the slot, then the ticket
+    last = atomicInc(&tickets, gridDim.x - 1) == gridDim.x - 1;   // the last wraps it to 0
+    __threadfence();                                          // the ticket, then the slots read
+  }
+  __syncthreads();
+  if (!last) return;
+  unsigned long long t = 0;                                   // each thread a fixed set, in order
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) t += __ldcg(&slots[b]);
+  for (int offset = WARP / 2; offset > 0; offset /= 2) t += __shfl_down_sync(0xffffffffu, t, offset);
+  if (threadIdx.x % WARP == 0) warp_totals[threadIdx.x / WARP] = t;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < WARPS; w++) t += warp_totals[w];
+    *out = t;
+  }
 }
 // CUB's device-wide sum, with its temporary storage allocated once, before
 // any timing: the first call only asks how much it needs.
@@ -292,10 +373,11 @@ static int registers(Kernel k) {
   return a.numRegs;
 }
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU
-// holds at once, each thread keeping IN_FLIGHT loads under way, and nothing
-// done with the bytes but an exclusive-or. The store that can never happen
+// holds at once, each thread issuing IN_FLIGHT loads per iteration before it
+// uses any (how many are under way at once, the compiler decides), and
+// nothing done with the bytes but an exclusive-or. The store that can never happen
 // (the digits' bits stay below 16) keeps the compiler from dropping the loads.
-template <int IN_FLIGHT>
+template <int IN_FLIGHT, bool HINT = false>
 __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink) {
   unsigned acc = 0;
   const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -303,7 +385,7 @@ __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink
   for (; i + (IN_FLIGHT - 1) * stride < n4; i += IN_FLIGHT * stride) {
     uint4 v[IN_FLIGHT];
 #pragma unroll
-    for (int u = 0; u < IN_FLIGHT; u++) v[u] = x[i + u * stride];
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = load<HINT>(&x[i + u * stride]);
 #pragma unroll
     for (int u = 0; u < IN_FLIGHT; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
@@ -321,8 +403,9 @@ static double print_rate(const char *label, int mib, double bytes, Timing t, con
   return bytes / (t.ms * 1e6);
 }
 
-// The read ceiling at n elements, in GB/s: the faster of two read-only
-// kernels, with 1 and with 8 loads in flight per thread. Prints both.
+// The read ceiling at n elements, in GB/s: the fastest of four read-only
+// kernels, with 1 and with 8 loads in flight per thread, each without and
+// with the L2 hint. Prints all four.
 static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_sink) {
   double best = 0;
   auto one = [&](const char *label, auto kernel) {
@@ -335,9 +418,28 @@ static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_s
   };
   one("read only", read_only<1>);
   one("read only, 8 in flight", read_only<8>);
+  one("read only, L2::256B", read_only<1, true>);
+  one("read only, 8 in flight, L2::256B", read_only<8, true>);
   printf("read ceiling, %d MiB: %.0f GB/s\n", mib, best);
   return best;
 }
+// One thread follows a chain through next[], from element 0, each element
+// the index of the next, for `loads` loads that each wait for the one
+// before; the last index goes to *end, so that the loads are kept.
+__global__ void chase(const unsigned *next, unsigned loads, unsigned *end) {
+  unsigned k = 0;
+  for (unsigned s = 0; s < loads; s++) k = __ldcg(&next[k]);
+  *end = k;
+}
+
+// The chain: element k holds k + CHAIN_STEP, modulo n. 4096 steps of
+// 64 KiB + 128 bytes cross 256 MiB, each in a line of its own.
+const unsigned CHAIN_LOADS = 4096;
+const size_t CHAIN_STEP = (64 * 1024 + 128) / sizeof(unsigned);
+struct Chain {
+  size_t n;
+  __host__ __device__ unsigned operator()(size_t k) const { return (unsigned)((k + CHAIN_STEP) % n); }
+};
 // Element k of the input: a digit of the scrambled index, the same on both sides.
 struct Digit {
   __host__ __device__ unsigned operator()(size_t k) const { return scramble((unsigned)k) % DIGITS; }
@@ -366,17 +468,18 @@ struct Variant {
 };
 
 // A variant of the fast reduction, with a grid that the GPU holds at once.
-template <typename V, int IN_FLIGHT, WarpAdd HOW>
+template <typename V, int IN_FLIGHT, WarpAdd HOW, bool HINT = false>
 static Variant fast(const char *label) {
   return {label,
           [](const unsigned *x, size_t n, unsigned long long *out, int grid) {
-            reduce_fast<V, IN_FLIGHT, HOW><<<grid, THREADS>>>(x, n, out);
+            reduce_fast<V, IN_FLIGHT, HOW, HINT><<<grid, THREADS>>>(x, n, out);
             CHECK(cudaGetLastError());
           },
-          full_grid(reduce_fast<V, IN_FLIGHT, HOW>), registers(reduce_fast<V, IN_FLIGHT, HOW>)};
+          full_grid(reduce_fast<V, IN_FLIGHT, HOW, HINT>), registers(reduce_fast<V, IN_FLIGHT, HOW, HINT>)};
 }
 
-// The chapter's steps, in order. The last of the book's own is FINAL.
+// The chapter's steps, in order, then the experiments that test them. The
+// book's final reduction is FINAL.
 static std::vector<Variant> steps() {
   return {{"baseline",
            [](const unsigned *x, size_t n, unsigned long long *out, int) { launch_baseline(x, n, out); }, 0},
@@ -392,9 +495,24 @@ static std::vector<Variant> steps() {
           fast<uint4, 4, WarpAdd::shuffle>("vector loads, 4 in flight"),
           fast<uint4, 8, WarpAdd::shuffle>("vector loads, 8 in flight"),
           fast<uint4, 4, WarpAdd::redux>("warp sum by __reduce_add_sync"),
-          fast<uint4, 4, WarpAdd::groups>("warp sum by cooperative_groups::reduce")};
+          fast<uint4, 4, WarpAdd::groups>("warp sum by cooperative_groups::reduce"),
+          {"one element per thread, warp shuffles",
+           [](const unsigned *x, size_t n, unsigned long long *out, int) {
+             reduce_one_each<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(x, n, out);
+             CHECK(cudaGetLastError());
+           }, 0},
+          fast<unsigned, 4, WarpAdd::shuffle>("4-byte loads, 4 in flight"),
+          fast<uint4, 4, WarpAdd::shuffle, true>("vector loads, 4 in flight, L2::256B"),
+          {"one launch, the last block adds",
+           [](const unsigned *x, size_t n, unsigned long long *out, int grid) {
+             reduce_one_launch<uint4, 4><<<grid, THREADS>>>(x, n, out);
+             CHECK(cudaGetLastError());
+           },
+           full_grid(reduce_one_launch<uint4, 4>), registers(reduce_one_launch<uint4, 4>)}};
 }
-const int FINAL = 5;   // "vector loads, 4 in flight": the book's final reduction
+const int FINAL = 5;        // "vector loads, 4 in flight": the book's final reduction
+const int ONE_VECTOR = 3;   // "vector loads": one 16-byte load in flight
+const int ONE_LAUNCH = 12;  // "one launch, the last block adds"
 // Times launch (after reset) at n elements, checks its total, and prints its
 // time and bandwidth; returns the bandwidth in GB/s, or -1 when the total is wrong.
 template <typename Reset, typename Launch>
@@ -409,17 +527,17 @@ static double measure(const char *label, int mib, size_t n, unsigned long long e
 }
 
 int main(int argc, char **argv) {
-  // --profile baseline|final|cub [MIB]: one launch of that sum at MIB (64,
-  // 256 or 1024; 1024 when left out), checked, for Nsight Compute.
+  // --profile baseline|final|cub [MIB]: one launch of that sum at MIB (one of
+  // SIZES_MIB; 1024 when left out), checked, for Nsight Compute.
   const char *profile = argc >= 3 && argc <= 4 && !strcmp(argv[1], "--profile") ? argv[2] : nullptr;
-  const int profile_mib = argc == 4 ? atoi(argv[3]) : SIZES_MIB[2];
+  const int profile_mib = argc == 4 ? atoi(argv[3]) : SIZES_MIB[SIZES - 1];
   if (argc != 1 && !(profile && (!strcmp(profile, "baseline") || !strcmp(profile, "final") ||
                                  !strcmp(profile, "cub")) &&
-                     std::count(SIZES_MIB, SIZES_MIB + 3, profile_mib) == 1)) {
-    fprintf(stderr, "usage: %s [--profile baseline|final|cub [64|256|1024]]\n", argv[0]);
+                     std::count(SIZES_MIB, SIZES_MIB + SIZES, profile_mib) == 1)) {
+    fprintf(stderr, "usage: %s [--profile baseline|final|cub [16|64|256|1024]]\n", argv[0]);
     return 2;
   }
-  const size_t most = (size_t)SIZES_MIB[2] << 20;
+  const size_t most = (size_t)SIZES_MIB[SIZES - 1] << 20;
   unsigned *d_x, *d_copy, *d_sink;
   unsigned long long *d_out;
   CHECK(cudaMalloc(&d_x, most));
@@ -446,6 +564,10 @@ int main(int argc, char **argv) {
   }
 
   bool ok = true;
+  unsigned arch = 0;
+  built_for<<<1, 1>>>(d_sink);
+  CHECK(cudaMemcpy(&arch, d_sink, sizeof arch, cudaMemcpyDeviceToHost));
+  printf("kernels built for compute capability: %.1f\n", arch / 10.0);
   for (const Variant &v : variants) {
     if (v.grid == 0) continue;
     printf("%s, blocks in the grid: %d\n", v.label, v.grid);
@@ -455,10 +577,10 @@ int main(int argc, char **argv) {
     if (block_max >= 4294967296.0) fprintf(stderr, "%s: a block's sum could pass 2^32\n", v.label), ok = false;
   }
   // Every variant on an input that starts 4 bytes past a 16-byte boundary and
-  // whose length is no multiple of 16 bytes, so that heads and tails run
-  // (checked, not timed).
+  // whose length leaves 3 elements before the first boundary and 2 after the
+  // last whole 16 bytes, so that heads and tails run (checked, not timed).
   {
-    const size_t n = (1u << 20) + 3;
+    const size_t n = (1u << 20) + 5;
     const unsigned long long all = upload_digits(d_x, n + 1);
     unsigned first = 0;
     CHECK(cudaMemcpy(&first, d_x, sizeof first, cudaMemcpyDeviceToHost));
@@ -471,17 +593,46 @@ int main(int argc, char **argv) {
       if (total == all - first) right++;
       else fprintf(stderr, "%s, %zu elements from x + 1: GPU sum %llu, CPU sum %llu\n", v.label, n, total, all - first);
     }
+    printf("misaligned input, elements: %zu\n", n);
     printf("variants: %zu\nvariants right on a misaligned, odd-length input: %d\n", variants.size(), right);
     ok = ok && right == (int)variants.size();
   }
-  double over_cub[3] = {}, of_ceiling[3] = {};
-  for (int s = 0; s < 3; s++) {
+  // The latency of one load from memory: CHAIN_LOADS loads one after another,
+  // after reading 256 MiB of other data (the last 256 MiB of x) so that no
+  // cache holds the chain; the chain's end is checked.
+  const size_t flush_n = ((size_t)256 << 20) / sizeof(unsigned);
+  const int flush_grid = full_grid(read_only<8>);
+  auto flush = [&] {
+    read_only<8><<<flush_grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x + most / sizeof(unsigned) - flush_n),
+                                                         flush_n / 4, d_sink);
+    CHECK(cudaGetLastError());
+  };
+  const size_t chain_n = most / sizeof(unsigned);
+  launch_make_input(d_copy, chain_n, Chain{chain_n});
+  const Timing chain = time_ms(flush, [&] {
+    chase<<<1, 1>>>(d_copy, CHAIN_LOADS, d_sink);
+    CHECK(cudaGetLastError());
+  });
+  unsigned end = 0;
+  CHECK(cudaMemcpy(&end, d_sink, sizeof end, cudaMemcpyDeviceToHost));
+  if (end != (unsigned)(CHAIN_LOADS * CHAIN_STEP % chain_n)) fprintf(stderr, "chase: ended at %u\n", end), ok = false;
+  const double latency_ns = chain.ms * 1e6 / CHAIN_LOADS;
+  printf("latency of a load from memory, one at a time: %.0f ns\n", latency_ns);
+  // What a launch of the read ceiling's grid costs with nothing to read.
+  const Timing empty = time_ms([] {}, [&] {
+    read_only<8><<<flush_grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), 0, d_sink);
+    CHECK(cudaGetLastError());
+  });
+  printf("read only, 8 in flight, nothing to read: %s\n", timed(empty).text);
+  double over_cub[SIZES] = {}, of_ceiling[SIZES] = {}, ceiling = 0;
+  std::vector<double> rates(variants.size());   // each variant's bandwidth at the last size
+  for (int s = 0; s < SIZES; s++) {
     const int mib = SIZES_MIB[s];
     const size_t n = ((size_t)mib << 20) / sizeof(unsigned);
     const unsigned long long expected = upload_digits(d_x, n);
 
     // The ceiling, and a copy for comparison (it moves each byte twice).
-    const double ceiling = read_ceiling(d_x, n, mib, d_sink);
+    ceiling = read_ceiling(d_x, n, mib, d_sink);
     const Timing copy = time_ms([] {}, [&] {
       CHECK(cudaMemcpyAsync(d_copy, d_x, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));
     });
@@ -496,14 +647,53 @@ int main(int argc, char **argv) {
       const Variant &v = variants[k];
       const double rate = measure(v.label, mib, n, expected, d_out, reset, [&] { v.launch(d_x, n, d_out, v.grid); });
       ok = ok && rate > 0;
+      rates[k] = rate;
       printf("%s, %d MiB, of the read ceiling: %.2f\n", v.label, mib, rate / ceiling);
       printf("%s, %d MiB, speedup over CUB: %.2f\n", v.label, mib, rate / cub);   // same bytes, so CUB's time / its own
       if ((int)k == FINAL) over_cub[s] = rate / cub, of_ceiling[s] = rate / ceiling;
     }
+    // The final reduction once more, with the zeroing of its total inside the events.
+    const Variant &f = variants[FINAL];
+    const std::string zeroed = std::string(f.label) + ", zeroing timed";
+    const double rate = measure(zeroed.c_str(), mib, n, expected, d_out, [] {}, [&] {
+      reset();
+      f.launch(d_x, n, d_out, f.grid);
+    });
+    ok = ok && rate > 0;
+    printf("%s, %d MiB, speedup over CUB: %.2f\n", zeroed.c_str(), mib, rate / cub);
+    // At the sizes that the L2 may hold, in part or whole, CUB, the final
+    // reduction and the one-launch sum once more, with the L2 flushed before each
+    // launch (256 MiB of other data read, outside the events).
+    if (mib <= 64) {
+      auto flushed = [&] { reset(); flush(); };
+      const double cub_f = measure("CUB, L2 flushed", mib, n, expected, d_out, flushed, [&] { cub_sum.launch(d_x, n, d_out); });
+      ok = ok && cub_f > 0;
+      for (int k : {FINAL, ONE_LAUNCH}) {
+        const Variant &v = variants[k];
+        const std::string label = std::string(v.label) + ", L2 flushed";
+        const double rate = measure(label.c_str(), mib, n, expected, d_out, flushed, [&] { v.launch(d_x, n, d_out, v.grid); });
+        ok = ok && rate > 0;
+        printf("%s, %d MiB, speedup over CUB: %.2f\n", label.c_str(), mib, rate / cub_f);
+      }
+    }
   }
-  printf("speedup over CUB at 64 MiB: %.2f\n", over_cub[0]);
-  printf("speedup over CUB at 1 GiB: %.2f\n", over_cub[2]);
-  printf("fraction of read ceiling at 1 GiB: %.2f\n", of_ceiling[2]);
+  // Little's law: what must be under way per multiprocessor to read at the
+  // ceiling of the largest size, against what one 16-byte load per thread of
+  // "vector loads" keeps under way, and the latency that this and its rate imply.
+  {
+    int device = 0, sms = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const double under_way = (double)variants[ONE_VECTOR].grid * THREADS * sizeof(uint4);   // bytes, in the whole GPU
+    printf("Little's law, KiB under way per multiprocessor at the read ceiling, %d MiB: %.0f\n", SIZES_MIB[SIZES - 1],
+           ceiling * latency_ns / sms / 1024);   // GB/s times ns is bytes
+    printf("vector loads, KiB of loads under way per multiprocessor, one per thread: %.0f\n", under_way / sms / 1024);
+    printf("vector loads, %d MiB, latency that its loads under way imply: %.0f ns\n", SIZES_MIB[SIZES - 1],
+           under_way / rates[ONE_VECTOR]);   // bytes over GB/s is ns
+  }
+  for (int s = 0; s + 1 < SIZES; s++) printf("speedup over CUB at %d MiB: %.2f\n", SIZES_MIB[s], over_cub[s]);
+  printf("speedup over CUB at 1 GiB: %.2f\n", over_cub[SIZES - 1]);
+  printf("fraction of read ceiling at 1 GiB: %.2f\n", of_ceiling[SIZES - 1]);
   CHECK(cudaFree(d_x));
   CHECK(cudaFree(d_copy));
   CHECK(cudaFree(d_sink));
