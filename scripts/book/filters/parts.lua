@@ -7,7 +7,7 @@ local B, List, str = require('book'), pandoc.List, pandoc.utils.stringify
 function Pandoc(doc)
   if not B.is_html then return nil end
   local slug = (doc.meta.source and str(doc.meta.source) or ''):match('([%w_%-]+)%.nw$')
-  local part, moved, of, at, n, cur = doc.meta.part and str(doc.meta.part) or '', {}, {}, {}, List(PANDOC_WRITER_OPTIONS.number_offset), ''
+  local part, moved, of, at, n, cur = doc.meta.part and str(doc.meta.part) or '', {}, {}, {}, {}, ''
   for id, p in pairs(doc.meta.moved or {}) do moved[id] = str(p) .. '.html' end
   local function note(x) if x.identifier ~= '' then at[x.identifier] = cur end end
   -- Each block's part ('' the chapter's page, '*' every page), each id's, and the sections' numbers.
@@ -17,7 +17,7 @@ function Pandoc(doc)
         or (b.classes:includes('chunkindex') or b.classes:includes('identindex')) and '*' or ''
     end
     if b.t == 'Header' and PANDOC_WRITER_OPTIONS.number_sections and not b.classes:includes('unnumbered') then
-      for l = 1, b.level do n[l] = (n[l] or 0) + (l == b.level and 1 or 0) end
+      for l = 1, b.level do n[l] = (n[l] or 0) + (l == b.level and 1 or 0) end   -- the writer adds --number-offset
       b.attributes.number = table.concat(n, '.', 1, b.level)
       for l = b.level + 1, #n do n[l] = nil end
     end
