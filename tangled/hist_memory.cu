@@ -150,7 +150,7 @@ static int registers(Kernel k) {
 // One load of a V through the read-only path (__ldg), as CUB's loads go.
 // HINT (16-byte loads, compute capability 8.0 on) also leaves it out of L1
 // and asks the L2 to fetch the 256 bytes around it from memory at once
-// (PTX's L2::256B); a build for an older GPU leaves the hint out.
+// (PTX's L2::256B); a build for compute capability below 8.0 leaves it out.
 template <bool HINT, typename V>
 __device__ V load(const V *p) {
 #if __CUDA_ARCH__ >= 800
@@ -165,8 +165,8 @@ __device__ V load(const V *p) {
 }
 
 // The compute capability that the kernels were built for (__CUDA_ARCH__ / 10,
-// so 90 for 9.0): a build for an older GPU than the one it runs on leaves out
-// the hint and __reduce_add_sync.
+// so 90 for 9.0): a build for compute capability below 8.0 leaves out the
+// hint and __reduce_add_sync.
 __global__ void built_for(unsigned *arch) {
 #ifdef __CUDA_ARCH__
   *arch = __CUDA_ARCH__ / 10;

@@ -241,7 +241,7 @@ __global__ void reduce_one_each(const unsigned *x, size_t n, unsigned long long 
 // One load of a V through the read-only path (__ldg), as CUB's loads go.
 // HINT (16-byte loads, compute capability 8.0 on) also leaves it out of L1
 // and asks the L2 to fetch the 256 bytes around it from memory at once
-// (PTX's L2::256B); a build for an older GPU leaves the hint out.
+// (PTX's L2::256B); a build for compute capability below 8.0 leaves it out.
 template <bool HINT, typename V>
 __device__ V load(const V *p) {
 #if __CUDA_ARCH__ >= 800
@@ -256,8 +256,8 @@ __device__ V load(const V *p) {
 }
 
 // The compute capability that the kernels were built for (__CUDA_ARCH__ / 10,
-// so 90 for 9.0): a build for an older GPU than the one it runs on leaves out
-// the hint and __reduce_add_sync.
+// so 90 for 9.0): a build for compute capability below 8.0 leaves out the
+// hint and __reduce_add_sync.
 __global__ void built_for(unsigned *arch) {
 #ifdef __CUDA_ARCH__
   *arch = __CUDA_ARCH__ / 10;
@@ -267,9 +267,10 @@ __device__ unsigned add_up(unsigned v) { return v; }
 __device__ unsigned add_up(uint4 v) { return v.x + v.y + v.z + v.w; }
 
 // A thread's share of x's n elements. V is what one load brings: unsigned (4
-// bytes) or uint4 (16 bytes). Each thread keeps IN_FLIGHT loads under way: it
-// issues them all, then adds them, into as many accumulators, so that no
-// addition waits for a load that it does not need. HINT: loads with the L2
+// bytes) or uint4 (16 bytes). Each thread asks for IN_FLIGHT loads per
+// iteration before it adds them, into as many accumulators, so that no
+// addition waits for a load that it does not need (the machine code shows
+// how many it issues before the first addition). HINT: loads with the L2
 // hint of the read ceiling. Any start and length: the elements before x's
 // first V-aligned address (a V load needs one) and after the last whole V are
 // added one per thread. The sum is 32-bit: the caller checks that it fits.
