@@ -492,9 +492,10 @@ struct CubHistogram {
 };
 
 // CUB's HistogramEven on words, through an iterator that hands it each word's
-// low byte as an unsigned char: CUB picks its tuning by the type of the
-// samples it is handed, so this call runs its tuning for one-byte samples on
-// a GPU for which it has one, and its generic policy on others.
+// low byte as an unsigned char, in one channel: CUB picks its tuning by the
+// samples' type and the number of channels, so this call runs its tuning for
+// one-byte samples of one channel where it has one, and its generic policy
+// elsewhere.
 struct LowByte {
   __host__ __device__ unsigned char operator()(unsigned v) const { return (unsigned char)(v % BINS); }
 };

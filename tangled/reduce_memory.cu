@@ -31,7 +31,7 @@ const int WARP = 32;
 const int WARPS = THREADS / WARP;
 const unsigned DIGITS = 10;      // the elements are the digits 0 to 9, as in chapter 1
 // The input sizes, in MiB of 4-byte elements: one that an L2 of more than
-// 16 MiB holds, chapter 1's, and two several times larger than today's L2s.
+// 16 MiB holds, chapter 1's, and two at least twice today's L2s.
 const int SIZES_MIB[] = {16, 64, 256, 1024};
 const int SIZES = sizeof SIZES_MIB / sizeof *SIZES_MIB;
 // A fixed, well-mixed function of the index: "random" data that is the same
@@ -355,9 +355,9 @@ struct CubSum {
   ~CubSum() { if (temp) cudaFree(temp); }
 };
 
-// The same with a 32-bit total and a 32-bit length, the types that let CUB
-// give each thread the most elements (the digits' total at 1 GiB stays
-// below 2^32, which the caller checks).
+// The same with a 32-bit total (and a 32-bit length): a 4-byte accumulator,
+// with which CUB gives each thread more elements (the digits' total at 1 GiB
+// stays below 2^32, which the caller checks).
 struct CubSum32 {
   void *temp = nullptr;
   size_t bytes = 0;
