@@ -173,10 +173,11 @@ __global__ void built_for(unsigned *arch) {
 #endif
 }
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU
-// holds at once, each thread issuing IN_FLIGHT loads per iteration before it
-// uses any (how many are under way at once, the compiler decides), and
-// nothing done with the bytes but an exclusive-or. The store that can never happen
-// (the digits' bits stay below 16) keeps the compiler from dropping the loads.
+// holds at once, each thread asking for IN_FLIGHT loads per iteration before
+// it uses any (how many are under way at once, the compiler decides), and
+// nothing done with the bytes but an exclusive-or. The store, which happens
+// only when the exclusive-or of all a thread's words is all ones (never for
+// the digits), keeps the compiler from dropping the loads.
 template <int IN_FLIGHT, bool HINT = false>
 __global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink) {
   unsigned acc = 0;
