@@ -315,7 +315,7 @@ __device__ unsigned long long slots[MAX_SLOTS];
 __device__ unsigned tickets;
 
 // The final reduction's loads, but each block stores its sum in its slot, and
-// the last block to take a ticket adds every slot, in their order, into *out.
+// the last block to take a ticket adds every slot, in a fixed order, into *out.
 template <typename V, int IN_FLIGHT>
 __global__ void reduce_one_launch(const unsigned *__restrict__ x, size_t n, unsigned long long *out) {
   assert(gridDim.x <= MAX_SLOTS);
