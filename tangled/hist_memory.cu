@@ -163,15 +163,6 @@ __device__ V load(const V *p) {
 #endif
   return __ldg(p);
 }
-
-// The compute capability that the kernels were built for (__CUDA_ARCH__ / 10,
-// so 90 for 9.0): a build for compute capability below 8.0 leaves out the
-// hint and __reduce_add_sync.
-__global__ void built_for(unsigned *arch) {
-#ifdef __CUDA_ARCH__
-  *arch = __CUDA_ARCH__ / 10;
-#endif
-}
 // The ceiling: every 16 bytes of the input read once, by a grid that the GPU
 // holds at once, each thread asking for IN_FLIGHT loads per iteration before
 // it uses any (how many are under way at once, the compiler decides), and
