@@ -44,19 +44,19 @@ end
 -- marked taken or untaken (and the first is preceded by the note of a missing record).
 local groups = {}
 local function tag(list, is_blank)
-  local out, g = List(), nil
+  local out, g, any = List(), nil, false
   for _, el in ipairs(list) do
     if (el.t == 'Div' or el.t == 'Span') and el.attributes.when then
       if g then while #out > 0 and is_blank(out[#out]) do out:remove(#out) end
       else g = List(); groups[#groups + 1] = { conds = g } end
       g:insert(el.attributes.when)
-      el.attributes.when, el.attributes['alt-group'], el.attributes['alt-n'] = nil, tostring(#groups), tostring(#g)
+      el.attributes.when, el.attributes['alt-group'], el.attributes['alt-n'], any = nil, tostring(#groups), tostring(#g), true
     elseif not is_blank(el) then
       g = nil
     end
     out:insert(el)
   end
-  return out
+  return any and out or nil   -- a list without a member stays as it is (pandoc need not read it back)
 end
 
 local function member(el)

@@ -1,0 +1,1008 @@
+// scan_memory.cu: an inclusive scan of 16 MiB to 1 GiB at the speed of memory, step by step, against CUB
+// runs: 1   (each time is the median of its launches, printed with the fastest and the slowest)
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+// Stop at the first failing CUDA call and say which one it was: an error left
+// unchecked shows up much later as a wrong result, far from its cause.
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    cudaError_t check_status_ = (call);                                    \
+    if (check_status_ != cudaSuccess) {                                    \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+              cudaGetErrorString(check_status_));                          \
+      exit(1);                                                             \
+    }                                                                      \
+  } while (0)
+#include <algorithm>
+#include <cassert>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+#include <cuda/atomic>
+#include <cub/cub.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+
+const int THREADS = 256;         // threads per block, for every kernel of the chapter
+const int WARP = 32;
+const int WARPS = THREADS / WARP;
+const unsigned DIGITS = 10;      // the elements are the digits 0 to 9, as in chapter 1
+// The input sizes, in MiB of 4-byte elements: one that an L2 of more than
+// 16 MiB holds, chapter 1's, and two at least twice today's L2s.
+const int SIZES_MIB[] = {16, 64, 256, 1024};
+const int SIZES = sizeof SIZES_MIB / sizeof *SIZES_MIB;
+// A tile is ROWS rows of THREADS 16-byte vectors: ROWS * THREADS * 4 elements.
+template <int ROWS> constexpr int tile_elements = ROWS * THREADS * 4;
+const unsigned LANES = 0xffffffffu;   // every lane of a warp takes part in its shuffles and votes
+// A fixed, well-mixed function of the index: "random" data that is the same
+// in every run (the finalizer of MurmurHash3), on the CPU or on the GPU.
+__host__ __device__ static unsigned scramble(unsigned k) {
+  k ^= k >> 16;
+  k *= 0x85ebca6bu;
+  k ^= k >> 13;
+  k *= 0xc2b2ae35u;
+  k ^= k >> 16;
+  return k;
+}
+// x[k] = make(k) for every k < n, by a grid-stride loop: the GPU makes an input
+// of any size in a few milliseconds.
+template <typename T, typename Make>
+__global__ void make_input(T *x, size_t n, Make make) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += stride) x[k] = make(k);
+}
+
+template <typename T, typename Make>
+static void launch_make_input(T *d_x, size_t n, Make make) {
+  make_input<<<1024, 256>>>(d_x, n, make);
+  CHECK(cudaGetLastError());
+}
+
+static unsigned cpu_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Runs part(first, last, slice) on one slice of [0, n) for each of the
+// cpu_cores(), all at once, slice numbering them from 0.
+template <typename Part>
+static void on_every_core(size_t n, Part part) {
+  const unsigned cores = cpu_cores();
+  std::vector<std::thread> threads;
+  for (unsigned c = 0; c < cores; c++) threads.emplace_back(part, n * c / cores, n * (c + 1) / cores, c);
+  for (std::thread &t : threads) t.join();
+}
+const int TIMED_LAUNCHES = 21;   // an odd count, so that the median is one of them
+
+// Keeps the GPU busy for ns nanoseconds. Launched before each timed launch,
+// it lets the host enqueue the reset, the events and the launch before the
+// GPU reaches them, so that the first event is not stamped while the GPU
+// still waits for the host to send the launch.
+__global__ void hold_gpu(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < ns);
+}
+
+// A timing, in milliseconds: the median of the timed launches, and the
+// fastest and the slowest of them. Where only the median matters, it stands
+// for its median.
+struct Timing {
+  float ms, fastest, slowest;
+  operator float() const { return ms; }
+};
+// How the programs print a timing, "0.0753 ms (0.0741 to 0.0770)": make run
+// reads the numbers in the brackets as the range of the one before them.
+// printf("%s\n", timed(t).text): the text lives until the end of the statement.
+struct TimedText {
+  char text[64];
+};
+static TimedText timed(Timing t) {
+  TimedText s;
+  snprintf(s.text, sizeof s.text, "%.4f ms (%.4f to %.4f)", t.ms, t.fastest, t.slowest);
+  return s;
+}
+
+// The GPU time of TIMED_LAUNCHES launches after one warm-up: their median,
+// fastest and slowest. reset() runs before every launch, outside the timed
+// span, so that each launch finds its output in the same state. Both must
+// only enqueue work (no call that waits for the GPU), or the hold is lost.
+// hold = false leaves out the hold: the experiment that shows what it is for.
+template <typename Reset, typename Launch>
+static Timing time_ms(Reset reset, Launch launch, bool hold = true) {
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  reset();
+  launch();                                  // warm-up: loads the module, caches what fits
+  std::vector<float> ms(TIMED_LAUNCHES);
+  for (float &t : ms) {
+    if (hold) {
+      hold_gpu<<<1, 1>>>(200000);            // 0.2 ms, far longer than enqueuing the rest takes
+      CHECK(cudaGetLastError());
+    }
+    reset();
+    CHECK(cudaEventRecord(begin));
+    launch();
+    CHECK(cudaEventRecord(end));
+    CHECK(cudaEventSynchronize(end));        // wait until the GPU has passed the second event
+    CHECK(cudaEventElapsedTime(&t, begin, end));
+  }
+  CHECK(cudaEventDestroy(begin));
+  CHECK(cudaEventDestroy(end));
+  std::sort(ms.begin(), ms.end());
+  return {ms[TIMED_LAUNCHES / 2], ms.front(), ms.back()};
+}
+// As many blocks of kernel k, at THREADS threads each (or threads, with
+// shared_bytes of shared memory allocated at launch), as the GPU holds at once.
+template <typename Kernel>
+static int full_grid(Kernel k, int threads = THREADS, size_t shared_bytes = 0) {
+  int device = 0, sms = 0, per_sm = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared_bytes));
+  return per_sm * sms;
+}
+
+// The registers that each thread of kernel k needs, one of the limits on how
+// many blocks a multiprocessor holds.
+template <typename Kernel>
+static int registers(Kernel k) {
+  cudaFuncAttributes a;
+  CHECK(cudaFuncGetAttributes(&a, k));
+  return a.numRegs;
+}
+// One load of a V through the read-only path (__ldg), as CUB's loads go.
+// HINT (16-byte loads, compute capability 8.0 on) also leaves it out of L1
+// and asks the L2 to fetch the 256 bytes around it from memory at once
+// (PTX's L2::256B); a build for compute capability below 8.0 leaves it out.
+template <bool HINT, typename V>
+__device__ V load(const V *p) {
+#if __CUDA_ARCH__ >= 800
+  if constexpr (HINT && sizeof(V) == 16) {
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
+#endif
+  return __ldg(p);
+}
+// The ceiling: every 16 bytes of the input read once, by a grid that the GPU
+// holds at once, each thread asking for IN_FLIGHT loads per iteration before
+// it uses any (how many are under way at once, the compiler decides), and
+// nothing done with the bytes but an exclusive-or. The store, which happens
+// only when the exclusive-or of all a thread's words is all ones (never for
+// the digits), keeps the compiler from dropping the loads.
+template <int IN_FLIGHT, bool HINT = false>
+__global__ void read_only(const uint4 *__restrict__ x, size_t n4, unsigned *sink) {
+  unsigned acc = 0;
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  for (; i + (IN_FLIGHT - 1) * stride < n4; i += IN_FLIGHT * stride) {
+    uint4 v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = load<HINT>(&x[i + u * stride]);
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  for (; i < n4; i += stride) acc ^= x[i].x ^ x[i].y ^ x[i].z ^ x[i].w;
+  if (acc == ~0u) *sink = acc;
+}
+
+// Prints a timing at mib MiB and the rate at which it moved bytes, each with
+// its range over the launches (the slowest launch's rate first); returns the
+// median's rate in GB/s.
+static double print_rate(const char *label, int mib, double bytes, Timing t, const char *rate = "bandwidth") {
+  printf("%s, %d MiB: %s\n", label, mib, timed(t).text);
+  printf("%s, %d MiB, %s: %.0f GB/s (%.0f to %.0f)\n", label, mib, rate, bytes / (t.ms * 1e6),
+         bytes / (t.slowest * 1e6), bytes / (t.fastest * 1e6));
+  return bytes / (t.ms * 1e6);
+}
+
+// The read ceiling at n elements, in GB/s: the fastest of four read-only
+// kernels, with 1 and with 8 loads in flight per thread, each without and
+// with the L2 hint. Prints all four.
+static double read_ceiling(const unsigned *d_x, size_t n, int mib, unsigned *d_sink) {
+  double best = 0;
+  auto one = [&](const char *label, auto kernel) {
+    const int grid = full_grid(kernel);
+    const Timing t = time_ms([] {}, [&] {
+      kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), n / 4, d_sink);
+      CHECK(cudaGetLastError());
+    });
+    best = std::max(best, print_rate(label, mib, n * sizeof(unsigned), t));
+  };
+  one("read only", read_only<1>);
+  one("read only, 8 in flight", read_only<8>);
+  one("read only, L2::256B", read_only<1, true>);
+  one("read only, 8 in flight, L2::256B", read_only<8, true>);
+  printf("read ceiling, %d MiB: %.0f GB/s\n", mib, best);
+  return best;
+}
+// The compute capability that the kernels were built for (__CUDA_ARCH__ / 10,
+// so 90 for 9.0): a build for compute capability below 8.0 leaves out the
+// hint and __reduce_add_sync.
+__global__ void built_for(unsigned *arch) {
+#ifdef __CUDA_ARCH__
+  *arch = __CUDA_ARCH__ / 10;
+#endif
+}
+// Element k of the input: a digit of the scrambled index, the same on both sides.
+struct Digit {
+  __host__ __device__ unsigned operator()(size_t k) const { return scramble((unsigned)k) % DIGITS; }
+};
+
+// n digits made on the GPU, and their sum computed on the CPU.
+static unsigned long long upload_digits(unsigned *d_x, size_t n) {
+  launch_make_input(d_x, n, Digit());
+  std::vector<unsigned long long> sums(cpu_cores(), 0);
+  on_every_core(n, [&](size_t first, size_t last, unsigned c) {
+    unsigned long long sum = 0;
+    for (size_t k = first; k < last; k++) sum += Digit()(k);
+    sums[c] = sum;
+  });
+  CHECK(cudaDeviceSynchronize());   // the GPU's input is made, or its error reported here
+  unsigned long long sum = 0;
+  for (unsigned long long s : sums) sum += s;
+  return sum;
+}
+// The 16-byte vector of four T that the scans load and store.
+template <typename T> struct Four;
+template <> struct Four<unsigned> { using type = uint4; };
+template <> struct Four<float> { using type = float4; };
+
+// A T as the 32 bits that a tile's status word carries, and back.
+__device__ unsigned to_bits(unsigned v) { return v; }
+__device__ unsigned to_bits(float v) { return __float_as_uint(v); }
+template <typename T> __device__ T from_bits(unsigned b);
+template <> __device__ unsigned from_bits<unsigned>(unsigned b) { return b; }
+template <> __device__ float from_bits<float>(unsigned b) { return __uint_as_float(b); }
+// The inclusive scan of one value per lane: after the step of distance d,
+// lane l holds the sum of lanes l - 2d + 1 to l (Hillis and Steele's order,
+// five steps for 32 lanes). G independent scans are interleaved, so that
+// their shuffles overlap.
+template <typename T, int G>
+__device__ void warp_inclusive(T (&v)[G]) {
+  const int lane = threadIdx.x % WARP;
+#pragma unroll
+  for (int d = 1; d < WARP; d *= 2) {
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+      const T u = __shfl_up_sync(LANES, v[g], d);
+      if (lane >= d) v[g] += u;
+    }
+  }
+}
+
+// The sum of one value per lane, in every lane, added in the same order in
+// every lane and on every run.
+template <typename T>
+__device__ T warp_total(T v) {
+  for (int d = WARP / 2; d > 0; d /= 2) v += __shfl_xor_sync(LANES, v, d);
+  return v;
+}
+// One tile: ROWS * THREADS * 4 elements from start, in two layouts.
+//   COALESCED (DIRECT false): row r holds THREADS 16-byte vectors, thread i
+//     vector i, so that each load and store of a warp covers 512 contiguous
+//     bytes; element order is row, then thread, then the vector's four.
+//   DIRECT: thread i holds the ROWS vectors i * ROWS to i * ROWS + ROWS - 1,
+//     4 * ROWS contiguous elements, so that a warp's load covers one 16-byte
+//     piece of every 16 * ROWS bytes.
+// A group is what one warp scan covers: a row when coalesced, all of a
+// thread's elements when direct.
+template <typename T, int ROWS, bool DIRECT>
+struct TileScan {
+  using V = typename Four<T>::type;
+  static constexpr int ELEMENTS = tile_elements<ROWS>, GROUPS = DIRECT ? 1 : ROWS;
+  static constexpr int COUNT = GROUPS * WARPS;              // the warps' group totals
+  static constexpr int PER_LANE = (COUNT + WARP - 1) / WARP; // of which each lane of warp 0 scans these
+
+  // The index, in 16-byte vectors from the tile's start, of thread i's vector r.
+  __device__ static int vector(int r) { return DIRECT ? threadIdx.x * ROWS + r : r * THREADS + threadIdx.x; }
+
+  // Loads the tile (x must be 16-byte aligned); elements past n read as 0.
+  // READ_ONLY: through the read-only path, which is for data that no thread
+  // of the kernel writes; a kernel that writes x reads it plainly.
+  template <bool READ_ONLY = true>
+  __device__ static void load_tile(const T *x, size_t n, size_t start, V (&v)[ROWS]) {
+    if (start + ELEMENTS <= n) {
+      const V *xv = reinterpret_cast<const V *>(x + start);
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) v[r] = READ_ONLY ? load<false>(xv + vector(r)) : xv[vector(r)];
+    } else {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const size_t k = start + 4 * (size_t)vector(r);
+        v[r].x = k < n ? x[k] : T(0);
+        v[r].y = k + 1 < n ? x[k + 1] : T(0);
+        v[r].z = k + 2 < n ? x[k + 2] : T(0);
+        v[r].w = k + 3 < n ? x[k + 3] : T(0);
+      }
+    }
+  }
+
+  // Stores the tile; nothing past n.
+  __device__ static void store_tile(T *y, size_t n, size_t start, const V (&v)[ROWS]) {
+    if (start + ELEMENTS <= n) {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) reinterpret_cast<V *>(y + start)[vector(r)] = v[r];
+    } else {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const size_t k = start + 4 * (size_t)vector(r);
+        if (k < n) y[k] = v[r].x;
+        if (k + 1 < n) y[k + 1] = v[r].y;
+        if (k + 2 < n) y[k + 2] = v[r].z;
+        if (k + 3 < n) y[k + 3] = v[r].w;
+      }
+    }
+  }
+
+  // Step 1, in each thread and then each warp: the inclusive scan of the
+  // thread's own elements in place, within[g] the sum of the lanes before
+  // it in its warp's group g, and each warp's group totals in
+  // totals[g * WARPS + warp]. The caller then waits at a barrier.
+  __device__ static void scan_warps(V (&v)[ROWS], T (&within)[GROUPS], T *totals) {
+    T sum[GROUPS];
+    T carry = T(0);
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      if (!DIRECT) carry = T(0);
+      v[r].x += carry;
+      v[r].y += v[r].x;
+      v[r].z += v[r].y;
+      v[r].w += v[r].z;
+      carry = v[r].w;
+      if (!DIRECT) sum[r] = carry;
+    }
+    if (DIRECT) sum[0] = carry;
+    T inclusive[GROUPS];
+#pragma unroll
+    for (int g = 0; g < GROUPS; g++) inclusive[g] = sum[g];
+    warp_inclusive(inclusive);
+#pragma unroll
+    for (int g = 0; g < GROUPS; g++) {
+      within[g] = inclusive[g] - sum[g];
+      if (threadIdx.x % WARP == WARP - 1) totals[g * WARPS + threadIdx.x / WARP] = inclusive[g];
+    }
+  }
+
+  // Step 2, in warp 0 after the barrier: the group totals scanned,
+  // exclusive, in order, into offsets (which may be totals itself); returns
+  // the tile's total, in every lane.
+  __device__ static T scan_totals(const T *totals, T *offsets) {
+    const int lane = threadIdx.x % WARP;
+    T mine[PER_LANE], lane_sum = T(0);
+#pragma unroll
+    for (int k = 0; k < PER_LANE; k++) {
+      const int i = lane * PER_LANE + k;
+      mine[k] = i < COUNT ? totals[i] : T(0);
+      lane_sum += mine[k];
+    }
+    T inclusive[1] = {lane_sum};
+    warp_inclusive(inclusive);
+    T before = inclusive[0] - lane_sum;
+#pragma unroll
+    for (int k = 0; k < PER_LANE; k++) {
+      const int i = lane * PER_LANE + k;
+      if (i < COUNT) offsets[i] = before;
+      before += mine[k];
+    }
+    return __shfl_sync(LANES, inclusive[0], WARP - 1);
+  }
+
+  // Step 3, in each thread after the barrier that follows step 2: the
+  // offsets added, given the tile's prefix (the sum of every earlier tile).
+  __device__ static void add_offsets(V (&v)[ROWS], const T (&within)[GROUPS], const T *offsets, T prefix) {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      const int g = DIRECT ? 0 : r;
+      const T offset = prefix + offsets[g * WARPS + threadIdx.x / WARP] + within[g];
+      v[r].x += offset;
+      v[r].y += offset;
+      v[r].z += offset;
+      v[r].w += offset;
+    }
+  }
+
+  // A whole tile: loaded, scanned, given the prefix that prefix_of returns
+  // (called by every lane of warp 0 with the tile's total; it returns the sum
+  // of the tiles before, the same in every lane), and stored.
+  template <typename PrefixOf>
+  __device__ static void run(const T *x, T *y, size_t n, size_t start, PrefixOf prefix_of) {
+    __shared__ T totals[PER_LANE * WARP];
+    __shared__ T prefix;
+    V v[ROWS];
+    T within[GROUPS];
+    load_tile(x, n, start, v);
+    scan_warps(v, within, totals);
+    __syncthreads();
+    if (threadIdx.x < WARP) {
+      const T p = prefix_of(scan_totals(totals, totals));
+      if (threadIdx.x == 0) prefix = p;
+    }
+    __syncthreads();
+    add_offsets(v, within, totals, prefix);
+    store_tile(y, n, start, v);
+  }
+};
+// A tile's status: what it has published, the launch it belongs to and the
+// value, in one 64-bit word, so that one load always reads a flag and a value
+// that were stored together. The high half is the launch's epoch times 4 plus
+// the flag, the low half the value's bits. A word of an earlier launch (or
+// the zeros that the words start as) reads as NOT_YET: no launch clears the
+// words, each just runs with an epoch of its own.
+enum : unsigned { NOT_YET = 0, AGGREGATE = 1, PREFIX = 2 };
+const unsigned MAX_EPOCH = 1u << 30;
+
+__device__ unsigned long long status_word(unsigned epoch, unsigned flag, unsigned bits) {
+  return (unsigned long long)(epoch << 2 | flag) << 32 | bits;
+}
+__device__ unsigned flag_of(unsigned long long word, unsigned epoch) {
+  const unsigned high = (unsigned)(word >> 32);
+  return high >> 2 == epoch ? high & 3 : NOT_YET;
+}
+
+// The word is all that is shared, so relaxed atomics suffice: a store that
+// another block sees whole or not at all, and a load that reads the word as
+// the L2 holds it now, not a copy that this SM kept. A flag and a value in two
+// words would need a release store of the flag after the value, and an
+// acquire load of the flag before the value.
+__device__ void publish(unsigned long long *status, unsigned epoch, unsigned flag, unsigned bits) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*status).store(status_word(epoch, flag, bits),
+                                                                               cuda::memory_order_relaxed);
+}
+__device__ unsigned long long observe(unsigned long long *status) {
+  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*status).load(cuda::memory_order_relaxed);
+}
+// Chained: lane 0 waits until the status word at status[at], tile t - 1's,
+// holds its inclusive prefix, which is this tile's exclusive one. One tile after another, in a chain.
+template <typename T>
+__device__ T wait_for_predecessor(unsigned long long *status, size_t at, unsigned epoch) {
+  unsigned long long w = 0;
+  if (threadIdx.x % WARP == 0)
+    do w = observe(&status[at]);
+    while (flag_of(w, epoch) != PREFIX);
+  return from_bits<T>(__shfl_sync(LANES, (unsigned)w, 0));
+}
+
+// Decoupled look-back (Merrill and Garland): lane l reads the status of
+// tile t - 1 - l, a window of 32 tiles. Once every tile of the window up to
+// the nearest inclusive prefix has published something, the lanes up to
+// that prefix add their values, and that ends it; with no prefix in the
+// window, once all have published, the 32 aggregates are added and the
+// window moves 32 tiles back. Before tile 0 is a prefix of 0. The lanes add
+// in a fixed order, but where a prefix is found depends on timing. A warp
+// that must read again first sleeps SLEEP nanoseconds (0: not at all).
+// Tile j's word is status[j * SPREAD]: SPREAD 4 or more puts every tile's
+// word in a 32-byte sector of its own.
+template <typename T, int SLEEP, int SPREAD>
+__device__ T look_back(unsigned long long *status, unsigned t, unsigned epoch) {
+  const int lane = threadIdx.x % WARP;
+  T before = T(0);
+  for (long long j = (long long)t - 1 - lane;; j -= WARP) {
+    unsigned long long w;
+    unsigned flag, prefixes;
+    for (;;) {
+      w = j >= 0 ? observe(&status[j * SPREAD]) : 0;
+      flag = j >= 0 ? flag_of(w, epoch) : PREFIX;
+      prefixes = __ballot_sync(LANES, flag == PREFIX);
+      const unsigned needed = prefixes ? (prefixes ^ (prefixes - 1)) : LANES;   // the lanes up to the nearest prefix
+      if (!(__ballot_sync(LANES, flag == NOT_YET) & needed)) break;
+      if (SLEEP) __nanosleep(SLEEP);
+    }
+    const int nearest = prefixes ? __ffs(prefixes) - 1 : WARP - 1;
+    before += warp_total(lane <= nearest ? from_bits<T>((unsigned)w) : T(0));
+    if (prefixes) return before;
+  }
+}
+// How a tile learns the sum of the tiles before it.
+enum class Chain { none, predecessor, look_back };
+
+// A single-pass scan, one tile per block. Each block takes a ticket, the
+// number of its tile, so that tiles start in order: a block waits only on
+// tiles that a running block holds. (TICKET false: the tile is blockIdx.x,
+// which the hardware starts in order in practice but not by promise.)
+//   Chain::none: no tile learns its prefix: not a scan, the cost of
+//     everything but the communication;
+//   Chain::predecessor: each tile waits for its predecessor's prefix;
+//   Chain::look_back: decoupled look-back (SLEEP and SPREAD: look_back's).
+// status holds one word per tile, epoch is this launch's (1 to MAX_EPOCH - 1),
+// ticket starts at 0 and is left at 0. STAMP: thread 0 stores, per tile,
+// the %globaltimer before its ticket, before its wait, after it and after
+// its own stores, in stamps[4 * t] to stamps[4 * t + 3].
+template <typename T, int ROWS, bool DIRECT, Chain CHAIN, int SLEEP = 0, int SPREAD = 1, bool TICKET = true,
+          bool STAMP = false>
+__global__ void __launch_bounds__(THREADS)
+    scan_single_pass(const T *__restrict__ x, T *__restrict__ y, size_t n, unsigned *ticket,
+                     unsigned long long *status, unsigned epoch, unsigned long long *stamps) {
+  __shared__ unsigned tile;
+  unsigned long long begun = 0;
+  if (STAMP) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(begun));
+  if (threadIdx.x == 0) tile = TICKET ? atomicInc(ticket, gridDim.x - 1) : blockIdx.x;   // the last wraps it to 0
+  __syncthreads();
+  const unsigned t = tile;
+  TileScan<T, ROWS, DIRECT>::run(x, y, n, (size_t)t * tile_elements<ROWS>, [&](T aggregate) {
+    if (CHAIN == Chain::none) return T(0);
+    if (CHAIN == Chain::look_back && t > 0 && threadIdx.x == 0) publish(&status[t * SPREAD], epoch, AGGREGATE, to_bits(aggregate));
+    unsigned long long waiting = 0, waited = 0;
+    if (STAMP) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(waiting));
+    const T before = t == 0 ? T(0)
+                     : CHAIN == Chain::predecessor ? wait_for_predecessor<T>(status, t * SPREAD - SPREAD, epoch)
+                                                   : look_back<T, SLEEP, SPREAD>(status, t, epoch);
+    if (STAMP) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(waited));
+    if (threadIdx.x == 0) {
+      publish(&status[t * SPREAD], epoch, PREFIX, to_bits(before + aggregate));
+      if (STAMP) stamps[4 * (size_t)t] = begun, stamps[4 * (size_t)t + 1] = waiting, stamps[4 * (size_t)t + 2] = waited;
+    }
+    return before;
+  });
+  if (STAMP && threadIdx.x == 0) {
+    unsigned long long done;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(done));
+    stamps[4 * (size_t)t + 3] = done;
+  }
+}
+// Pass 1 of the three: each tile scanned on its own, stored, and its total
+// stored in sums[tile].
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(THREADS) scan_each_tile(const T *__restrict__ x, T *__restrict__ y, size_t n, T *sums) {
+  TileScan<T, ROWS, false>::run(x, y, n, (size_t)blockIdx.x * tile_elements<ROWS>, [&](T aggregate) {
+    if (threadIdx.x == 0) sums[blockIdx.x] = aggregate;
+    return T(0);
+  });
+}
+
+// Pass 1 of reduce-then-scan: each tile's total only, into sums[tile].
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(THREADS) sum_each_tile(const T *__restrict__ x, size_t n, T *sums) {
+  using Scan = TileScan<T, ROWS, false>;
+  __shared__ T warp_sums[WARPS];
+  typename Scan::V v[ROWS];
+  Scan::load_tile(x, n, (size_t)blockIdx.x * tile_elements<ROWS>, v);
+  T mine = T(0);
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) mine += (v[r].x + v[r].y) + (v[r].z + v[r].w);
+  mine = warp_total(mine);
+  if (threadIdx.x % WARP == 0) warp_sums[threadIdx.x / WARP] = mine;
+  __syncthreads();
+  if (threadIdx.x < WARP) {
+    const T s = warp_total(threadIdx.x < WARPS ? warp_sums[threadIdx.x] : T(0));
+    if (threadIdx.x == 0) sums[blockIdx.x] = s;
+  }
+}
+
+// The middle pass of both: one block of SUMS_THREADS threads turns the
+// tiles' totals into their exclusive prefixes, in place, each thread 16
+// consecutive totals per round, with a carry from round to round.
+const int SUMS_THREADS = 1024, SUMS_EACH = 16;
+template <typename T>
+__global__ void __launch_bounds__(SUMS_THREADS) scan_sums(T *sums, unsigned tiles) {
+  __shared__ T warp_sums[SUMS_THREADS / WARP];   // 32: warp 0 scans them
+  __shared__ T round_total;
+  const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+  T carry = T(0);
+  for (size_t base = 0; base < tiles; base += SUMS_THREADS * SUMS_EACH) {
+    const size_t first = base + (size_t)threadIdx.x * SUMS_EACH;
+    T v[SUMS_EACH], mine = T(0);
+#pragma unroll
+    for (int k = 0; k < SUMS_EACH; k++) {
+      v[k] = first + k < tiles ? sums[first + k] : T(0);
+      mine += v[k];
+    }
+    T inclusive[1] = {mine};
+    warp_inclusive(inclusive);
+    if (lane == WARP - 1) warp_sums[warp] = inclusive[0];
+    __syncthreads();
+    if (warp == 0) {
+      T w[1] = {warp_sums[lane]};
+      const T own = w[0];
+      warp_inclusive(w);
+      warp_sums[lane] = w[0] - own;
+      if (lane == WARP - 1) round_total = w[0];
+    }
+    __syncthreads();
+    T before = carry + warp_sums[warp] + (inclusive[0] - mine);
+#pragma unroll
+    for (int k = 0; k < SUMS_EACH; k++) {
+      if (first + k < tiles) sums[first + k] = before;
+      before += v[k];
+    }
+    carry += round_total;
+    __syncthreads();   // before the next round overwrites warp_sums and round_total
+  }
+}
+
+// Pass 3 of the three: each tile's prefix added to its elements, in place.
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(THREADS) add_prefixes(T *y, size_t n, const T *prefixes) {
+  using Scan = TileScan<T, ROWS, false>;
+  typename Scan::V v[ROWS];
+  const size_t start = (size_t)blockIdx.x * tile_elements<ROWS>;
+  Scan::template load_tile<false>(y, n, start, v);   // y is written here: plain loads
+  const T p = prefixes[blockIdx.x];
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) v[r].x += p, v[r].y += p, v[r].z += p, v[r].w += p;
+  Scan::store_tile(y, n, start, v);
+}
+
+// Pass 3 of reduce-then-scan: each tile scanned again, from its prefix.
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(THREADS) scan_from_prefixes(const T *__restrict__ x, T *__restrict__ y, size_t n,
+                                                             const T *prefixes) {
+  TileScan<T, ROWS, false>::run(x, y, n, (size_t)blockIdx.x * tile_elements<ROWS>, [&](T) { return prefixes[blockIdx.x]; });
+}
+// The copy ceiling's kernel: every 16 bytes of x copied to y, by a grid that
+// the GPU holds at once, IN_FLIGHT loads per thread and iteration before
+// their stores.
+template <int IN_FLIGHT>
+__global__ void copy_vectors(const uint4 *__restrict__ x, uint4 *__restrict__ y, size_t n4) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  for (; i + (IN_FLIGHT - 1) * stride < n4; i += IN_FLIGHT * stride) {
+    uint4 v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) v[u] = x[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; u++) y[i + u * stride] = v[u];
+  }
+  for (; i < n4; i += stride) y[i] = x[i];
+}
+// What the scans share between launches: the ticket counter, one status word
+// per tile, a launch counter for the epochs, the tiles' sums of the passes,
+// and the stamps.
+const size_t MOST_TILES = ((size_t)1 << 30) / sizeof(unsigned) / tile_elements<1>;
+struct Scratch {
+  unsigned *ticket = nullptr;
+  unsigned long long *status = nullptr, *stamps = nullptr;
+  void *sums = nullptr;
+  unsigned epoch = 0;
+  Scratch() {
+    CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CHECK(cudaMalloc(&status, 16 * MOST_TILES * sizeof *status));
+    CHECK(cudaMalloc(&stamps, 4 * MOST_TILES * sizeof *stamps));
+    CHECK(cudaMalloc(&sums, MOST_TILES * sizeof(unsigned long long)));
+    CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    CHECK(cudaMemset(status, 0, 16 * MOST_TILES * sizeof *status));
+  }
+  ~Scratch() { cudaFree(ticket), cudaFree(status), cudaFree(stamps), cudaFree(sums); }
+  unsigned next_epoch() {
+    assert(epoch + 1 < MAX_EPOCH);
+    return ++epoch;
+  }
+};
+
+// One way to scan n elements of x into y: its label, its launch, its tile
+// (0: not ours), its registers per thread, whether it is exclusive, whether
+// it is a scan at all (the experiments without a look-back are not, and are
+// timed, not checked), and the largest size it is timed at (0: every size).
+template <typename T>
+struct Scan {
+  const char *label;
+  void (*launch)(const T *, T *, size_t, Scratch &);
+  int tile = 0, regs = 0;
+  bool exclusive = false, scans = true;
+  int largest_mib = 0;
+};
+
+// A variant that is slow on purpose, timed only up to mib MiB: enough to
+// show how slow, without spending the book's time budget on it.
+template <typename T> static Scan<T> up_to(int mib, Scan<T> s) {
+  s.largest_mib = mib;
+  return s;
+}
+
+template <int ROWS> static unsigned tiles_of(size_t n) {
+  return (unsigned)((n + tile_elements<ROWS> - 1) / tile_elements<ROWS>);
+}
+
+template <typename T, int ROWS, bool DIRECT, Chain CHAIN, int SLEEP = 0, int SPREAD = 1, bool TICKET = true,
+          bool STAMP = false>
+static Scan<T> single_pass(const char *label) {
+  return {label,
+          [](const T *x, T *y, size_t n, Scratch &s) {
+            scan_single_pass<T, ROWS, DIRECT, CHAIN, SLEEP, SPREAD, TICKET, STAMP>
+                <<<tiles_of<ROWS>(n), THREADS>>>(x, y, n, s.ticket, s.status, s.next_epoch(), s.stamps);
+            CHECK(cudaGetLastError());
+          },
+          tile_elements<ROWS>, registers(scan_single_pass<T, ROWS, DIRECT, CHAIN, SLEEP, SPREAD, TICKET, STAMP>), false,
+          CHAIN != Chain::none};
+}
+
+template <typename T, int ROWS>
+static Scan<T> three_passes(const char *label) {
+  return {label,
+          [](const T *x, T *y, size_t n, Scratch &s) {
+            const unsigned tiles = tiles_of<ROWS>(n);
+            T *sums = static_cast<T *>(s.sums);
+            scan_each_tile<T, ROWS><<<tiles, THREADS>>>(x, y, n, sums);
+            CHECK(cudaGetLastError());
+            scan_sums<T><<<1, SUMS_THREADS>>>(sums, tiles);
+            CHECK(cudaGetLastError());
+            add_prefixes<T, ROWS><<<tiles, THREADS>>>(y, n, sums);
+            CHECK(cudaGetLastError());
+          },
+          tile_elements<ROWS>, registers(scan_each_tile<T, ROWS>)};
+}
+
+template <typename T, int ROWS>
+static Scan<T> reduce_then_scan(const char *label) {
+  return {label,
+          [](const T *x, T *y, size_t n, Scratch &s) {
+            const unsigned tiles = tiles_of<ROWS>(n);
+            T *sums = static_cast<T *>(s.sums);
+            sum_each_tile<T, ROWS><<<tiles, THREADS>>>(x, n, sums);
+            CHECK(cudaGetLastError());
+            scan_sums<T><<<1, SUMS_THREADS>>>(sums, tiles);
+            CHECK(cudaGetLastError());
+            scan_from_prefixes<T, ROWS><<<tiles, THREADS>>>(x, y, n, sums);
+            CHECK(cudaGetLastError());
+          },
+          tile_elements<ROWS>, registers(scan_from_prefixes<T, ROWS>)};
+}
+// CUB's scans, with temporary storage enough for the largest size allocated
+// once, before any timing, and Thrust's, called as a program would call it
+// (it allocates its temporary storage in every call).
+struct CubStorage {
+  void *temp = nullptr;
+  size_t bytes = 0;
+  CubStorage() {
+    const int most = (int)(((size_t)SIZES_MIB[SIZES - 1] << 20) / sizeof(unsigned));
+    size_t in = 0, ex = 0;
+    CHECK(cub::DeviceScan::InclusiveSum(nullptr, in, (const unsigned *)nullptr, (unsigned *)nullptr, most));
+    CHECK(cub::DeviceScan::ExclusiveSum(nullptr, ex, (const unsigned *)nullptr, (unsigned *)nullptr, most));
+    bytes = std::max(in, ex);
+    CHECK(cudaMalloc(&temp, bytes));
+  }
+  ~CubStorage() { cudaFree(temp); }
+};
+static CubStorage *cub_storage;
+
+static std::vector<Scan<unsigned>> peers() {
+  return {{"CUB",
+           [](const unsigned *x, unsigned *y, size_t n, Scratch &) {
+             size_t bytes = cub_storage->bytes;
+             CHECK(cub::DeviceScan::InclusiveSum(cub_storage->temp, bytes, x, y, (int)n));
+           }},
+          {"CUB, exclusive",
+           [](const unsigned *x, unsigned *y, size_t n, Scratch &) {
+             size_t bytes = cub_storage->bytes;
+             CHECK(cub::DeviceScan::ExclusiveSum(cub_storage->temp, bytes, x, y, (int)n));
+           },
+           0, 0, true},
+          {"Thrust", [](const unsigned *x, unsigned *y, size_t n, Scratch &) {
+             thrust::inclusive_scan(thrust::device, x, x + n, y);
+             CHECK(cudaGetLastError());
+           }}};
+}
+const int SLEEP_NS = 600;   // the experiment's sleep between a look-back's reads, near CUB's
+
+// The chapter's steps, in order, then the experiments that test them. FINAL
+// is the book's final scan.
+static std::vector<Scan<unsigned>> steps() {
+  return {three_passes<unsigned, 4>("three passes"),
+          reduce_then_scan<unsigned, 4>("reduce, then scan"),
+          up_to(64, single_pass<unsigned, 4, false, Chain::predecessor>("chained")),
+          single_pass<unsigned, 4, true, Chain::look_back>("look-back, direct loads"),
+          single_pass<unsigned, 4, false, Chain::look_back>("look-back"),
+          single_pass<unsigned, 4, false, Chain::look_back, 0, 16>("look-back, words apart"),
+          single_pass<unsigned, 8, false, Chain::look_back, 0, 16>("look-back, 8192-element tiles, words apart"),
+          single_pass<unsigned, 12, false, Chain::look_back, 0, 16>("look-back, 12288-element tiles, words apart"),
+          single_pass<unsigned, 16, false, Chain::look_back, 0, 16>("look-back, 16384-element tiles, words apart"),
+          single_pass<unsigned, 4, false, Chain::none>("tile scans alone"),
+          single_pass<unsigned, 4, true, Chain::none>("tile scans alone, direct loads"),
+          single_pass<unsigned, 12, false, Chain::none>("tile scans alone, 12288-element tiles"),
+          single_pass<unsigned, 12, false, Chain::look_back>("look-back, 12288-element tiles"),
+          single_pass<unsigned, 12, false, Chain::look_back, 0, 4>("look-back, 12288-element tiles, words a sector apart"),
+          single_pass<unsigned, 12, false, Chain::look_back, SLEEP_NS, 16>("look-back, 12288-element tiles, words apart, a sleep between reads"),
+          single_pass<unsigned, 12, false, Chain::look_back, 0, 16, false>("look-back, 12288-element tiles, words apart, tiles in launch order"),
+          {"look-back, 12288-element tiles, words apart, status cleared in each launch",
+           [](const unsigned *x, unsigned *y, size_t n, Scratch &s) {
+             CHECK(cudaMemsetAsync(s.status, 0, 16 * tiles_of<12>(n) * sizeof *s.status));
+             scan_single_pass<unsigned, 12, false, Chain::look_back, 0, 16>
+                 <<<tiles_of<12>(n), THREADS>>>(x, y, n, s.ticket, s.status, s.next_epoch(), s.stamps);
+             CHECK(cudaGetLastError());
+           }, tile_elements<12>, registers(scan_single_pass<unsigned, 12, false, Chain::look_back, 0, 16>)},
+          single_pass<unsigned, 12, false, Chain::look_back, 0, 1, true, true>("look-back, 12288-element tiles, waits stamped"),
+          single_pass<unsigned, 12, false, Chain::look_back, 0, 16, true, true>("look-back, 12288-element tiles, words apart, waits stamped"),
+          up_to(64, single_pass<unsigned, 4, false, Chain::predecessor, 0, 1, true, true>("chained, waits stamped"))};
+}
+const int CHAINED = 2;
+const int FINAL = 7;   // "look-back, 12288-element tiles, words apart"
+const int STAMPED[] = {17, 18, 19};
+// The inclusive scan of the first n digits, on every core: each core's slice
+// summed, then each slice scanned from the sum of the slices before it.
+static void cpu_scan(unsigned *ref, size_t n) {
+  std::vector<unsigned> sums(cpu_cores(), 0);
+  on_every_core(n, [&](size_t first, size_t last, unsigned c) {
+    unsigned s = 0;
+    for (size_t k = first; k < last; k++) s += Digit()(k);
+    sums[c] = s;
+  });
+  on_every_core(n, [&](size_t first, size_t last, unsigned c) {
+    unsigned s = 0;
+    for (unsigned d = 0; d < c; d++) s += sums[d];
+    for (size_t k = first; k < last; k++) ref[k] = s += Digit()(k);
+  });
+}
+
+// The first element of got that differs from the CPU's scan ref (shifted by
+// one, from 0, when exclusive), or n when none does.
+static size_t first_wrong(const unsigned *got, const unsigned *ref, size_t n, bool exclusive) {
+  std::vector<size_t> first(cpu_cores(), n);
+  on_every_core(n, [&](size_t from, size_t to, unsigned c) {
+    for (size_t k = from; k < to; k++)
+      if (got[k] != (exclusive ? (k ? ref[k - 1] : 0u) : ref[k])) {
+        first[c] = k;
+        return;
+      }
+  });
+  return *std::min_element(first.begin(), first.end());
+}
+// Times scan s at n elements (d_y cleared before, so that a scan that writes
+// nothing fails), checks every element against ref, and prints its time and
+// bandwidth, counting the bytes read and written; returns the bandwidth in
+// GB/s, or -1 when an element is wrong.
+static double measure_scan(const Scan<unsigned> &s, int mib, size_t n, const unsigned *d_x, unsigned *d_y,
+                           unsigned *got, const unsigned *ref, Scratch &scratch) {
+  CHECK(cudaMemset(d_y, 0, n * sizeof *d_y));
+  const Timing t = time_ms([] {}, [&] { s.launch(d_x, d_y, n, scratch); });
+  const double rate = print_rate(s.label, mib, 2.0 * n * sizeof(unsigned), t, "bandwidth, read and written");
+  if (!s.scans) return rate;
+  CHECK(cudaMemcpy(got, d_y, n * sizeof *got, cudaMemcpyDeviceToHost));
+  const size_t k = first_wrong(got, ref, n, s.exclusive);
+  if (k == n) return rate;
+  fprintf(stderr, "%s, %d MiB: element %zu is %u, the CPU's scan says %u\n", s.label, mib, k, got[k],
+          s.exclusive ? (k ? ref[k - 1] : 0u) : ref[k]);
+  return -1;
+}
+
+// The waits of a stamped scan's last launch at n elements: per tile, how long
+// its look-back or its wait for the predecessor took, and its whole time from
+// before its ticket to after its stores.
+static void print_waits(const char *label, int mib, size_t n, int tile, const unsigned long long *d_stamps) {
+  const size_t tiles = (n + tile - 1) / tile;
+  std::vector<unsigned long long> st(4 * tiles);
+  CHECK(cudaMemcpy(st.data(), d_stamps, st.size() * sizeof st[0], cudaMemcpyDeviceToHost));
+  std::vector<double> wait(tiles), whole(tiles);
+  double waited = 0, spent = 0;
+  for (size_t t = 0; t < tiles; t++) {
+    wait[t] = (double)(st[4 * t + 2] - st[4 * t + 1]);
+    whole[t] = (double)(st[4 * t + 3] - st[4 * t]);
+    waited += wait[t], spent += whole[t];
+  }
+  std::sort(wait.begin(), wait.end());
+  std::sort(whole.begin(), whole.end());
+  printf("%s, %d MiB, wait per tile, median: %.0f ns\n", label, mib, wait[tiles / 2]);
+  printf("%s, %d MiB, wait per tile, 90th percentile: %.0f ns\n", label, mib, wait[tiles * 9 / 10]);
+  printf("%s, %d MiB, time per tile, median: %.0f ns\n", label, mib, whole[tiles / 2]);
+  printf("%s, %d MiB, share of the tiles' time spent waiting: %.2f\n", label, mib, waited / spent);
+}
+
+int main(int argc, char **argv) {
+  // --profile chained|final [MIB]: one launch of that scan at MIB (one of
+  // SIZES_MIB; 1024 when left out), checked, for Nsight Compute.
+  const char *profile = argc >= 3 && argc <= 4 && !strcmp(argv[1], "--profile") ? argv[2] : nullptr;
+  const int profile_mib = argc == 4 ? atoi(argv[3]) : SIZES_MIB[SIZES - 1];
+  if (argc != 1 && !(profile && (!strcmp(profile, "chained") || !strcmp(profile, "final")) &&
+                     std::count(SIZES_MIB, SIZES_MIB + SIZES, profile_mib) == 1)) {
+    fprintf(stderr, "usage: %s [--profile chained|final [16|64|256|1024]]\n", argv[0]);
+    return 2;
+  }
+  // Room for the largest size, or only the profiled one's.
+  const size_t most = ((size_t)(profile ? profile_mib : SIZES_MIB[SIZES - 1]) << 20) / sizeof(unsigned);
+  unsigned *d_x, *d_y, *got;
+  CHECK(cudaMalloc(&d_x, most * sizeof *d_x));
+  CHECK(cudaMalloc(&d_y, most * sizeof *d_y));
+  CHECK(cudaMallocHost(&got, most * sizeof *got));   // pinned: the checks copy gigabytes
+  std::unique_ptr<unsigned[]> ref(new unsigned[most]);
+  Scratch scratch;
+  CubStorage cub;
+  cub_storage = &cub;
+  const std::vector<Scan<unsigned>> variants = steps(), others = peers();
+  bool ok = true;
+
+  if (profile) {
+    const size_t n = ((size_t)profile_mib << 20) / sizeof(unsigned);
+    launch_make_input(d_x, n, Digit());
+    cpu_scan(ref.get(), n);
+    const Scan<unsigned> &s = variants[strcmp(profile, "final") ? CHAINED : FINAL];
+    s.launch(d_x, d_y, n, scratch);
+    CHECK(cudaMemcpy(got, d_y, n * sizeof *got, cudaMemcpyDeviceToHost));
+    ok = first_wrong(got, ref.get(), n, false) == n;
+    printf("%s at %d MiB: %s\n", s.label, profile_mib, ok ? "every element right" : "wrong");
+    puts(ok ? "PASS" : "FAIL");
+    return ok ? 0 : 1;
+  }
+
+  unsigned arch = 0;
+  built_for<<<1, 1>>>(d_y);
+  CHECK(cudaMemcpy(&arch, d_y, sizeof arch, cudaMemcpyDeviceToHost));
+  printf("kernels built for compute capability: %.1f\n", arch / 10.0);
+  printf("the experiment's sleep between a look-back's reads: %d ns\n", SLEEP_NS);
+  for (const Scan<unsigned> &s : variants) {
+    printf("%s, elements per tile: %d\n", s.label, s.tile);
+    printf("%s, registers per thread: %d\n", s.label, s.regs);
+  }
+
+  // Every scan at odd lengths, multiples of nothing, checked, untimed.
+  {
+    const size_t lengths[] = {1, 31, 33, 1001, (1u << 20) + 7, (1u << 24) - 1};
+    int right = 0, tried = 0;
+    for (size_t n : lengths) {
+      launch_make_input(d_x, n, Digit());
+      cpu_scan(ref.get(), n);
+      for (const std::vector<Scan<unsigned>> *list : {&variants, &others})
+        for (const Scan<unsigned> &s : *list) {
+          if (!s.scans) continue;
+          CHECK(cudaMemset(d_y, 0xff, n * sizeof *d_y));
+          s.launch(d_x, d_y, n, scratch);
+          CHECK(cudaMemcpy(got, d_y, n * sizeof *got, cudaMemcpyDeviceToHost));
+          const size_t k = first_wrong(got, ref.get(), n, s.exclusive);
+          tried++;
+          if (k == n) right++;
+          else fprintf(stderr, "%s, %zu elements: element %zu is %u\n", s.label, n, k, got[k]);
+        }
+    }
+    printf("odd lengths:");
+    for (size_t n : lengths) printf(" %zu", n);
+    printf("\nscans checked at the odd lengths: %d\nscans right at the odd lengths: %d\n", tried, right);
+    ok = ok && right == tried;
+  }
+
+  double over_cub[SIZES] = {}, of_copy[SIZES] = {};
+  for (int z = 0; z < SIZES; z++) {
+    const int mib = SIZES_MIB[z];
+    const size_t n = ((size_t)mib << 20) / sizeof(unsigned);
+    const unsigned long long total = upload_digits(d_x, n);
+    cpu_scan(ref.get(), n);
+    if (ref[n - 1] != (unsigned)total) fprintf(stderr, "%d MiB: the CPU's scan ends at %u, its sum is %llu\n", mib, ref[n - 1], total), ok = false;
+
+    // The read ceiling of chapter 2, for comparison: a scan also writes.
+    read_ceiling(d_x, n, mib, d_y);
+    // The copy rate: the fastest of cudaMemcpyAsync and two copy kernels.
+    const double bytes = 2.0 * n * sizeof(unsigned);
+    double copy = print_rate("cudaMemcpyAsync", mib, bytes, time_ms([] {}, [&] {
+      CHECK(cudaMemcpyAsync(d_y, d_x, n * sizeof *d_x, cudaMemcpyDeviceToDevice));
+    }), "bandwidth, read and written");
+    auto copy_kernel = [&](const char *label, auto kernel) {
+      const int grid = full_grid(kernel);
+      copy = std::max(copy, print_rate(label, mib, bytes, time_ms([] {}, [&] {
+        kernel<<<grid, THREADS>>>(reinterpret_cast<const uint4 *>(d_x), reinterpret_cast<uint4 *>(d_y), n / 4);
+        CHECK(cudaGetLastError());
+      }), "bandwidth, read and written"));
+    };
+    copy_kernel("copy kernel", copy_vectors<1>);
+    copy_kernel("copy kernel, 4 in flight", copy_vectors<4>);
+    printf("copy rate, %d MiB: %.0f GB/s\n", mib, copy);
+
+    double cub_rate = 0;
+    for (const Scan<unsigned> &s : others) {
+      const double rate = measure_scan(s, mib, n, d_x, d_y, got, ref.get(), scratch);
+      ok = ok && rate > 0;
+      if (&s == &others[0]) cub_rate = rate;
+      printf("%s, %d MiB, of the copy rate: %.2f\n", s.label, mib, rate / copy);
+    }
+    for (size_t k = 0; k < variants.size(); k++) {
+      const Scan<unsigned> &s = variants[k];
+      if (s.largest_mib && mib > s.largest_mib) continue;
+      const double rate = measure_scan(s, mib, n, d_x, d_y, got, ref.get(), scratch);
+      ok = ok && rate > 0;
+      printf("%s, %d MiB, of the copy rate: %.2f\n", s.label, mib, rate / copy);
+      printf("%s, %d MiB, speedup over CUB: %.2f\n", s.label, mib, rate / cub_rate);
+      if ((int)k == FINAL) over_cub[z] = rate / cub_rate, of_copy[z] = rate / copy;
+      if (std::count(std::begin(STAMPED), std::end(STAMPED), (int)k)) print_waits(s.label, mib, n, s.tile, scratch.stamps);
+    }
+  }
+  printf("scan speedup over CUB at 64 MiB: %.2f\n", over_cub[1]);
+  printf("scan speedup over CUB at 1 GiB: %.2f\n", over_cub[SIZES - 1]);
+  printf("scan fraction of the copy rate at 1 GiB: %.2f\n", of_copy[SIZES - 1]);
+  CHECK(cudaFree(d_x));
+  CHECK(cudaFree(d_y));
+  CHECK(cudaFreeHost(got));
+  puts(ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
