@@ -502,7 +502,12 @@ struct Scratch {
     CHECK(cudaMemset(ticket, 0, sizeof *ticket));
     CHECK(cudaMemset(status, 0, 16 * MOST_TILES * sizeof *status));
   }
-  ~Scratch() { cudaFree(ticket), cudaFree(status), cudaFree(stamps), cudaFree(sums); }
+  ~Scratch() {
+    CHECK(cudaFree(ticket));
+    CHECK(cudaFree(status));
+    CHECK(cudaFree(stamps));
+    CHECK(cudaFree(sums));
+  }
   unsigned next_epoch() {
     assert(epoch + 1 < MAX_EPOCH);
     return ++epoch;

@@ -668,7 +668,12 @@ struct Scratch {
     CHECK(cudaMemset(ticket, 0, sizeof *ticket));
     CHECK(cudaMemset(status, 0, 16 * MOST_TILES * sizeof *status));
   }
-  ~Scratch() { cudaFree(ticket), cudaFree(status), cudaFree(stamps), cudaFree(sums); }
+  ~Scratch() {
+    CHECK(cudaFree(ticket));
+    CHECK(cudaFree(status));
+    CHECK(cudaFree(stamps));
+    CHECK(cudaFree(sums));
+  }
   unsigned next_epoch() {
     assert(epoch + 1 < MAX_EPOCH);
     return ++epoch;
@@ -757,7 +762,7 @@ struct CubStorage {
     bytes = std::max(in, ex);
     CHECK(cudaMalloc(&temp, bytes));
   }
-  ~CubStorage() { cudaFree(temp); }
+  ~CubStorage() { CHECK(cudaFree(temp)); }
 };
 static CubStorage *cub_storage;
 
@@ -920,6 +925,7 @@ int main(int argc, char **argv) {
 
   unsigned arch = 0;
   built_for<<<1, 1>>>(d_y);
+  CHECK(cudaGetLastError());
   CHECK(cudaMemcpy(&arch, d_y, sizeof arch, cudaMemcpyDeviceToHost));
   printf("kernels built for compute capability: %.1f\n", arch / 10.0);
   printf("the experiment's sleep between a look-back's reads: %d ns\n", SLEEP_NS);
