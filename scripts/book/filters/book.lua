@@ -61,7 +61,6 @@ function M.fail(msg) error({ msg = msg }, 0) end
 -- The end of the run (pandoc would turn a raised error into text).
 function M.fatal(msg) io.stderr:write('book: ' .. msg .. '\n'); os.exit(1) end
 function M.done() if M.nerrors > 0 then M.fatal(M.nerrors .. (M.nerrors == 1 and ' error' or ' errors')) end end
-
 -- Runs f(), which may fail(); its error is reported at loc and f's result is nil.
 function M.try(loc, f)
   local ok, res = pcall(f)
@@ -69,7 +68,6 @@ function M.try(loc, f)
   if not ok then return M.message(loc, 'error', res.msg) end
   return res
 end
-
 -- The options every filter reads: check mode, the chapter, the values table and the sets woven.
 function M.setup(doc)
   local m, str = doc.meta, pandoc.utils.stringify
@@ -88,44 +86,46 @@ local T
 local ESCAPES = { ['\\'] = '\\', t = '\t', n = '\n' }
 local BIDI = {}   -- the bidirectional controls U+202A..202E, U+2066..2069, which reorder text: U+FFFD
 for c = 0x202A, 0x2069 do BIDI[utf8.char(c)] = (c <= 0x202E or c >= 0x2066) and '\u{FFFD}' or nil end
-
-function M.tbl()
+local function fields(l, row)   -- a row's fields, unescaped
+  row = {}; for x in (l:gsub('\xE2[\x80\x81].', BIDI) .. '\t'):gmatch('([^\t]*)\t') do row[#row + 1] = x:gsub('\\(.)', ESCAPES) end; return row
+end
+function M.tbl()   -- the set's rows and its records; a record's other rows wait in raw until M.record reads it
   if T then return T end
   if not M.values_path then M.fatal('error: no values table: pandoc needs -M values=build/values/SET.tsv') end
   local f, why = io.open(M.values_path)
   if not f then M.fatal('error: cannot read the values table: ' .. why) end
   T = { set = {}, rec = {}, names = {} }
   for l in f:lines() do
-    local row = {}
-    for field in (l:gsub('\xE2[\x80\x81].', BIDI) .. '\t'):gmatch('([^\t]*)\t') do row[#row + 1] = field:gsub('\\(.)', ESCAPES) end
-    local kind, r = row[1], T.rec[row[2]]
-    if kind == 'set' then
-      T.set[row[2]] = row[3]
+    local kind, name = l:match('^(%a+)\t([^\t]*)'); local row = (kind == 'set' or kind == 'record') and fields(l)
+    if kind == 'set' then T.set[row[2]] = row[3]
     elseif kind == 'record' then
       T.rec[row[2]] = { name = row[2], status = row[3], why = row[4], runs = row[5], kind = row[6], wall = row[7],
-                        prov = {}, values = {}, lines = {}, by = {} }
+                        prov = {}, values = {}, lines = {}, by = {}, raw = {} }
       table.insert(T.names, row[2])
-    elseif kind == 'prov' then
-      r.prov[row[3]] = row[4]
-    elseif kind == 'line' then
-      table.insert(r.lines, { kind = row[3], text = row[4] })
-    elseif kind == 'value' then
+    else table.insert(T.rec[name].raw, l) end
+  end
+  f:close(); return T
+end
+local function parse(r)   -- a record's provenance, lines and values, when a directive first reads it (a page reads few)
+  for _, l in ipairs(r.raw) do
+    local row = fields(l)
+    if row[1] == 'prov' then r.prov[row[3]] = row[4]
+    elseif row[1] == 'line' then table.insert(r.lines, { kind = row[3], text = row[4] })
+    elseif row[1] == 'value' then
       local v = { name = row[2], pos = row[3], label = row[4], occ = tonumber(row[5]), nocc = tonumber(row[6]),
                   med = row[7], min = row[8], max = row[9], unit = row[11], spread = row[12], line = row[13], key = row[14] }
-      table.insert(r.values, v)
-      r.by[v.pos], r.by[M.canon(v.key)] = v, v
+      table.insert(r.values, v); r.by[v.pos], r.by[M.canon(v.key)] = v, v
     end
   end
-  f:close()
-  return T
+  r.raw = nil
 end
-
 function M.remeasure(r) return 'make run ONLY=' .. r.name .. ' measures it' end
 
 -- Record NAME; the directive keeps those it reads that are not fresh, to mark and warn of them.
 function M.record(name, loc)
   local r = M.tbl().rec[name] or M.fail('no program or session ' .. name .. ' in the values table (it has '
                                         .. table.concat(T.names, ', ') .. ')')
+  if r.raw then parse(r) end
   if r.status ~= 'fresh' and not loc.unfresh:includes(r) then loc.unfresh:insert(r) end
   return r
 end
