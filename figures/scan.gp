@@ -1,6 +1,6 @@
 # scan.gp -- chapter 4: the bandwidth, bytes read and written, of each step of the scan of 1 GiB of digits,
 # from three passes to the book's final scan, against the copy rate (dashed) and CUB (dotted).
-# A dot is the median over the runs; the band behind it spans the slowest to the fastest run.
+# A dot is the median over the launches; the band behind it spans the slowest to the fastest launch.
 # value 1 "three passes" scan_memory: three passes, 1024 MiB, bandwidth, read and written
 # value 1 "reduce, then scan" scan_memory: reduce, then scan, 1024 MiB, bandwidth, read and written
 # value 1 "look-back, direct loads" scan_memory: look-back, direct loads, 1024 MiB, bandwidth, read and written
