@@ -188,11 +188,12 @@ build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).htm
 	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/index.yaml -M source=$$< \
 	  $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
 
-# Figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX. GPU= decides
-# which set's figures and PDF carry no suffix, so they are remade when it changes.
-$(FIGURES:%=build/html/%$(2).svg): build/html/%$(2).svg: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh build/setting-GPU | build/html
+# Figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX (what figures
+# share, figures/*.gpi, they load). GPU= decides which set's figures and PDF carry no suffix, so they
+# are remade when it changes.
+$(FIGURES:%=build/html/%$(2).svg): build/html/%$(2).svg: figures/%.gp $(wildcard figures/*.gpi) build/values/$(1).tsv scripts/book/figure.sh build/setting-GPU | build/html
 	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
-build/pdf/$(1)/%.pdf: figures/%.gp build/values/$(1).tsv scripts/book/figure.sh | build/pdf/$(1)
+build/pdf/$(1)/%.pdf: figures/%.gp $(wildcard figures/*.gpi) build/values/$(1).tsv scripts/book/figure.sh | build/pdf/$(1)
 	scripts/book/figure.sh $$< build/values/$(1).tsv $$@
 
 # The book's date, in seconds since 1970: SOURCE_DATE_EPOCH's, or the set's latest measurement's. The
