@@ -19,9 +19,11 @@ NWLIB ?= /usr/lib/noweb
 NOWEB := $(wildcard $(NWLIB)/nt)
 PANDOC ?= pandoc
 T := build/tools
-# Every page of the site: each set's chapters, front page and measurements page.
+# Every page of the site: each set's chapters, front page and measurements page; the pages' scripts.
+SITE_JS := build/html/book.js build/html/lunr.js build/html/bookdata.js
+LUNR ?= /usr/share/javascript/lunr/lunr.min.js
 PAGES = $(foreach s,$(SETS),$(addsuffix $(call sfx,$(s)).html,$(addprefix build/html/,$(SLUGS) $(PARTS) index measurements)))
-.PHONY: all tangle html pdf weave programs run check claims browsercheck pdfcheck bench deps clean FORCE
+.PHONY: all tangle html pdf weave programs run check claims browsercheck pdfcheck bench preview deps clean FORCE
 
 # Tangle, then weave the HTML site and the PDF.
 all: weave
@@ -33,7 +35,8 @@ weave: html pdf
 tangle: $(if $(NOWEB),build/chapters.mk)
 
 # Weave the HTML site only (build/html/): an author's edit loop, no TeX.
-html: $(PAGES) $(foreach s,$(SETS),$(FIGURES:%=build/html/%$(call sfx,$(s)).svg)) build/html/style.css build/html/.pruned
+html: $(PAGES) $(foreach s,$(SETS),$(FIGURES:%=build/html/%$(call sfx,$(s)).svg)) build/html/style.css build/html/.pruned \
+      $(SITE_JS) $(filter %.cu %.sh,$(TANGLED:%=build/html/%))
 
 # Weave the PDF: build/book.pdf of the set GPU=, and each set's PDF for the site.
 pdf: build/book.pdf $(foreach s,$(SETS),build/html/book$(call sfx,$(s)).pdf)
@@ -56,11 +59,15 @@ claims: $(SLUGS:%=build/claims/$(GPU)/%.ok)
 
 # Render every HTML page in headless Chromium (links, images, console, phone width), with screenshots.
 browsercheck: html pdf
-	scripts/check/browsercheck.sh build/html build/screenshots
+	scripts/check/browsercheck.py build/html build/screenshots
 
 # Render every PDF page and check the TeX log for overfull lines, wrapped code and highlighting.
 pdfcheck: pdf
 	scripts/check/pdfcheck.sh build/book.pdf build/pdf/$(GPU)/book.log build/pdf/$(GPU)/book.tex build/pdfpages
+
+# Serve build/html/ on localhost (PORT=8000), weave what changed on every save, and reload the open page.
+preview:
+	MAKE=$(call quote,$(MAKE)) scripts/dev/preview.sh
 
 # Time a clean build, a no-op build and a prose edit, counting nvcc, pandoc and TeX runs (notes/bench.md).
 bench:
@@ -112,7 +119,7 @@ MD := $(SLUGS:%=build/md/%.md)
 META := $(SLUGS:%=build/meta/%.yaml) build/meta/index.yaml
 WEAVE_TOOLS := $(T)/nwmarkup $(T)/cudadefs $(T)/nw2md
 ifneq ($(NOWEB),)
-ifneq ($(filter-out clean deps check bench,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean deps check bench preview,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(wildcard build/chapters.mk)$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring t,$(firstword -$(MAKEFLAGS))),,yes),)
 include build/chapters.mk
 else
@@ -153,13 +160,20 @@ WEAVE_SET = -M values=build/values/$(1).tsv -M default-set=$(GPU) -M sets=$(call
 weave-chapter = $(PANDOC) --defaults=book/html.yaml --section-divs --number-sections --number-offset=$(CHAPTER_BEFORE_$(1)) \
   --metadata-file=build/meta/$(2).yaml -M source=book/$(1).nw $(call WEAVE_SET,$(3))
 
-build/html/style.css: book/style.css | build/html
+build/html/style.css build/html/book.js: build/html/%: book/% | build/html
 	cp $< $@
+# The pages' scripts (book/book.js) load the search index and the chunks when a reader first needs them:
+# lunr (Debian's libjs-lunr) and build/html/bookdata.js, built from every page of every set.
+build/html/lunr.js: $(LUNR) | build/html
+	cp $< $@
+# Each program as a file of the site, which its root chunk's header links to.
+build/html/tangled/%: tangled/%
+	mkdir -p $(@D) && cp $< $@
 
-# A chapter, set or page of its own that was removed or renamed leaves no page behind.
-build/html/.pruned: build/setting-CHAPTERS build/setting-SETS build/setting-GPU build/setting-PARTS | build/html
-	for f in build/html/*.html; do [ -e "$$f" ] || continue; \
-	  case " $(notdir $(PAGES)) " in *" $$(basename "$$f") "*) ;; *) rm -f "$$f";; esac; done
+# A chapter, set, page of its own or program that was removed or renamed leaves no page or file behind.
+build/html/.pruned: build/setting-CHAPTERS build/setting-SETS build/setting-GPU build/setting-PARTS build/setting-TANGLED | build/html
+	for f in build/html/*.html build/html/tangled/*; do [ -e "$$f" ] || continue; \
+	  case " $(PAGES) $(TANGLED:%=build/html/%) " in *" $$f "*) ;; *) rm -f "$$f";; esac; done
 	touch $@
 
 build/book.pdf: build/pdf/$(GPU)/book.pdf build/setting-GPU
@@ -228,3 +242,5 @@ $(foreach s,$(SETS),$(foreach p,$(PARTS),$(eval $(call part-rule,$(s),$(call sfx
 $(eval $(call remember,PARTS))
 # The pages again, PARTS included: html's rule above was read before build/chapters.mk defined it.
 html: $(PAGES)
+build/html/bookdata.js: $(PAGES) scripts/book/search.js $(LUNR)
+	LUNR=$(LUNR) node scripts/book/search.js $(PAGES) > $@.tmp $(INTO_PLACE)

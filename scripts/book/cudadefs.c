@@ -144,11 +144,9 @@ int main(void)
             in_code = 0;
         } else if (in_code && (strncmp(line, "@text ", 6) == 0 || strncmp(line, "@use ", 5) == 0)) {
             /* A use stands for code we cannot see here; count it as a word. */
-            const char *piece = line[1] == 't' ? line + 6 : "CHUNK";
-            size_t m = strlen(piece);
-            text = xrealloc(text, tlen + m + 1);
-            memcpy(text + tlen, piece, m + 1);
-            tlen += m;
+            char *more = fmt("%.*s%s", (int)tlen, tlen ? text : "", line[1] == 't' ? line + 6 : "CHUNK");
+            free(text);
+            tlen = strlen(text = more);
         } else if (in_code && strcmp(line, "@nl") == 0) {
             if (tlen > 0) {
                 if (start_depth == 0 && !in_comment)

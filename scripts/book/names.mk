@@ -19,7 +19,7 @@ BAD := $(strip $(foreach c,$(if $(filter file,$(origin CHAPTERS)),$(wildcard boo
          $(call not-chapter,$(c))) $(filter-out $(wildcard book/[0-9][0-9]-*.nw),$(wildcard book/*.nw)))
 $(if $(BAD),$(error $(BAD): not a chapter name: a chapter is book/NN-slug.nw, its slug made of a-z, 0-9 and -; \
   rename the file))
-$(if $(CHAPTERS)$(if $(filter-out clean deps check bench,$(or $(MAKECMDGOALS),all)),,none needed),,$(error book/: no \
+$(if $(CHAPTERS)$(if $(filter-out clean deps check bench preview,$(or $(MAKECMDGOALS),all)),,none needed),,$(error book/: no \
   chapters: a chapter is a file book/NN-slug.nw, and there is none to tangle or weave))
 MISSING := $(filter-out $(wildcard $(CHAPTERS)),$(CHAPTERS))
 $(if $(MISSING),$(error $(MISSING): no such chapter file; CHAPTERS names it, and chapters are book/NN-slug.nw))

@@ -107,11 +107,11 @@ static void chunk_link(FILE *out, const char *before, const char *label, const c
     fputs(before, out);
     if (c < 0)
         fputs("?", out);
-    else if (chunks[c].file == here)
-        fprintf(out, "[%d](#%s)", chunks[c].num, chunks[c].label);
-    else
-        fprintf(out, "[%d.%d](%s.html#%s)", atoi(pages.v[chunks[c].file]), chunks[c].num,
-                pages.v[chunks[c].file], chunks[c].label);
+    else {
+        fprintf(out, "[%d.%d](", atoi(pages.v[chunks[c].file]), chunks[c].num);
+        href(out, c);
+        fputs(")", out);
+    }
     fputs(after, out);
 }
 
@@ -227,10 +227,17 @@ static void chunk_div(FILE *out, int k, const char *code, struct list *defs, str
             href(out, d);
         }
     }
-    code_span(out, "\"}\n[", "]{.chunkname}", CHUNK_NAME "%s", c->name, first == k ? "\u2261" : "+\u2261");
+    /* The page's script opens a chunk in place with its continuations (next, where the next part
+     * is); a program's header links to its file (tangled). */
+    fputs("\"", out);
+    if (c->next && chunk_of_label(c->next) >= 0)
+        fputs(" next=\"", out), href(out, chunk_of_label(c->next)), fputs("\"", out);
+    if (c->root && first == k && language(k) && strchr(c->name, '.'))
+        fprintf(out, " tangled=\"%s\"", c->name);
+    code_span(out, "}\n[", "]{.chunkname}", CHUNK_NAME "%s", c->name, first == k ? "\u2261" : "+\u2261");
     if (first != k)
         chunk_link(out, " [(first part ", chunks[first].label ? chunks[first].label : "", ")]{.chunkfirst}");
-    fprintf(out, " [%d]{.chunknum}\n\n%s\n::: chunkrefs\n", c->num, code);
+    fprintf(out, " [%d.%d]{.chunknum}\n\n%s\n::: chunkrefs\n", atoi(pages.v[c->file]), c->num, code);
     const char *parts[] = {c->prev, c->next}, *say[] = {"Continues ", "Continued in "};
     for (int p = 0; p < 2; p++)
         if (parts[p]) {

@@ -201,12 +201,10 @@ static int visit(int c)
     if (state[c] == 2)
         return 0;
     if (state[c] == 1) {
-        int from = 0;
-        while (path[from] != c)
-            from++;
         fprintf(stderr, "%s:%ld: cyclic chunk: ", files[chunks[c].file], chunks[c].line);
-        for (int i = from; i < depth; i++)
-            fprintf(stderr, "<<%s>> -> ", chunks[path[i]].name);
+        for (int i = 0, on = 0; i < depth; i++)
+            if ((on |= path[i] == c))   /* the cycle: the path from c on */
+                fprintf(stderr, "<<%s>> -> ", chunks[path[i]].name);
         fprintf(stderr, "<<%s>>; a chunk cannot include itself\n", chunks[c].name);
         errors++;
         return 1;

@@ -78,7 +78,7 @@ static char **read_lines(const char *path, size_t *n)
     FILE *f = fopen(path, "rb");
     char *buf = NULL, *p, *nl, **lines = xrealloc(NULL, sizeof *lines);
     size_t len = 0, cap = 0, got = 1;
-    long c = -1;
+    long c;
 
     while (f && got > 0) {
         if (len == cap)
@@ -93,17 +93,14 @@ static char **read_lines(const char *path, size_t *n)
     fclose(f);
     buf[len] = '\0';
     /* Text: no control character but tab, and no bidirectional control; a NUL would cut a line short. */
-    for (*n = 0, p = buf; p < buf + len && (c = control((unsigned char *)p)) < 0; p++)
-        *n += *p == '\n';
-    if (p < buf + len) {
-        fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n + 1, c);
-        errors++;
-        return NULL;
-    }
-    for (*n = 0, p = buf; *p; p = nl + 1) {
+    for (*n = 0, p = buf; p < buf + len; p = nl + 1) {
         *PUSH(lines, *n) = p;
-        if (!(nl = strchr(p, '\n')))
-            break;
+        for (nl = p; nl < buf + len && *nl != '\n'; nl++)
+            if ((c = control((unsigned char *)nl)) >= 0) {
+                fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n, c);
+                errors++;
+                return NULL;
+            }
         *nl = '\0';
     }
     return lines;
@@ -157,8 +154,6 @@ static int header_line(struct record *r, size_t lineno, char *line, size_t kl, c
         return fail(r->path, lineno, line, "'%.*s VALUE'", (int)kl, line);
     if (r->nprov == MAXPROV && k >= K_COMPILE)
         return fail(r->path, lineno, line, "at most %d provenance lines", MAXPROV);
-    if (k == NKEYS)
-        return line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val, 0;
     if (k == K_NAME && strcmp(val, r->name))
         return fail(r->path, lineno, line, "'name %s', the name of the file", r->name);
     if (k == K_SOURCE && (strncmp(val, r->name, len) || (strcmp(val + len, ".cu") && strcmp(val + len, ".sh"))))
@@ -169,9 +164,10 @@ static int header_line(struct record *r, size_t lineno, char *line, size_t kl, c
         return fail(r->path, lineno, line, "'kind program' or 'kind session'");
     if (k == K_SHA256 && !is_hex64(val))
         return fail(r->path, lineno, line, "'sha256 HEX' (64 lower-case hex digits)");
-    if (k >= K_COMPILE)
+    if (k >= K_COMPILE)   /* from compile on, and every key not in keys[]: provenance */
         line[kl] = '\0', r->prov[r->nprov][0] = line, r->prov[r->nprov++][1] = val;
-    r->hdr[k] = val;
+    if (k < NKEYS)
+        r->hdr[k] = val;
     return 0;
 }
 
@@ -236,7 +232,6 @@ static struct record *load(const char *dir, const char *file)
     return r;
 }
 
-/* The numbers of a line (design.md, "Numbers", "Labels" and "Ranges"); *out is malloc'ed. */
 static int touches(int c) { return isalnum(c) || c == '_' || c == '.'; }
 
 /* The number that starts at s[i], as design.md's "Numbers" says: the end of the longest match there
@@ -270,6 +265,7 @@ static size_t number_at(const char *s, size_t i, double *d, int *dec, int *exp, 
     return j;
 }
 
+/* The numbers of a line (design.md, "Numbers", "Labels" and "Ranges"); *out is malloc'ed. */
 static size_t numbers(const char *s, struct num **out)
 {
     size_t i = 0, j, k, n = 0, u, a, b;
@@ -293,14 +289,11 @@ static size_t numbers(const char *s, struct num **out)
         for (u = 0; u < NUNITS && !x->unit; u++)
             if (strlen(units[u]) == j - k && strncmp(s + k, units[u], j - k) == 0)
                 x->unit = units[u], x->fend = j;
-        /* A word that is not its unit, a word joined by a hyphen, or a ':' or '=', continues the
-         * field's text: the labels "spread over 256 bins: 4.31 ms", "32-bit, spread: 2.1" and
-         * "launch 1: 0.5". */
+        /* A word that is not its unit, a word joined by a hyphen, a ':' or '=' continue the field ("Labels"). */
         if (!x->unit && (isalpha((unsigned char)s[k]) || s[k] == ':' || s[k] == '=' ||
                  (s[k] == '-' && k == x->end && isalpha((unsigned char)s[k + 1]))))
             x->ends = 0;
-        /* A range, " (LO to HI)" right after the number or its unit, is the number's own: the
-         * fastest and the slowest of the launches it is the median of ("Ranges"). */
+        /* A range, " (LO to HI)" right after the number or its unit, is the number's own ("Ranges"). */
         if (x->ends && s[x->fend] == ' ' && s[x->fend + 1] == '(' &&
             (a = number_at(s, x->fend + 2, &lo, &dlo, &elo, &ok)) && ok && strncmp(s + a, " to ", 4) == 0 &&
             (b = number_at(s, a + 4, &hi, &dhi, &ehi, &ok)) && ok && s[b] == ')') {
@@ -319,13 +312,11 @@ static size_t numbers(const char *s, struct num **out)
  * space (design.md, "Labels"). */
 static char *label(const char *s, const struct num *v, size_t i)
 {
-    size_t a = 0, b = v[i].start, j;
+    size_t a, b = v[i].start, j;
 
-    for (j = i; j-- > 0;)
-        if (v[j].ends) {
-            a = v[j].fend;
-            break;
-        }
+    for (j = i; j > 0 && !v[j - 1].ends; j--)
+        ;
+    a = j > 0 ? v[j - 1].fend : 0;
     while (a < b && (isblank((unsigned char)s[a]) || ispunct((unsigned char)s[a])))
         a++;
     while (b > a && isblank((unsigned char)s[b - 1]))
@@ -378,16 +369,22 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int cmp_label(const void *a, const void *b)
+{
+    const struct value *x = *(struct value *const *)a, *y = *(struct value *const *)b;
+    int c = strcmp(x->label, y->label);
+    return c ? c : (x > y) - (x < y);
+}
+
 /* The values of a record, their labels from the first run, and its representative run. */
 static size_t values(const struct record *r, struct value **out, size_t *rep)
 {
     size_t nr = r->nruns, nv = 0, l, f, i, k, *cnt = xrealloc(NULL, nr * sizeof *cnt);
     struct num **nums = xrealloc(NULL, nr * sizeof *nums);
     double *vals = xrealloc(NULL, nr * sizeof *vals), *sorted = xrealloc(NULL, nr * sizeof *sorted);
-    long *score = xrealloc(NULL, nr * sizeof *score);
+    long *score = need(calloc(nr, sizeof *score));
     struct value *v = NULL, *x;
 
-    memset(score, 0, nr * sizeof *score);
     for (l = 0; l < r->runs[0].nout; l++) {
         int same = 1;
         /* A line that some run lacks, or where the runs printed different counts, has no values. */
@@ -440,12 +437,18 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
     for (*rep = 0, i = 1; i < nr; i++)
         if (score[i] < score[*rep])
             *rep = i;
+    /* Each label's occurrences, in order (#K): the values sorted by label, then by place, in runs. */
+    struct value **by = xrealloc(NULL, (nv + 1) * sizeof *by);
     for (i = 0; i < nv; i++)
-        for (k = 0; k < nv; k++)
-            if (strcmp(v[i].label, v[k].label) == 0) {
-                v[i].nocc++;
-                v[i].occ += k <= i;
-            }
+        by[i] = &v[i];
+    qsort(by, nv, sizeof *by, cmp_label);
+    for (i = 0; i < nv; i = k) {
+        for (k = i; k < nv && strcmp(by[k]->label, by[i]->label) == 0; k++)
+            by[k]->occ = (int)(k - i + 1);
+        for (l = i; l < k; l++)
+            by[l]->nocc = (int)(k - i);
+    }
+    free(by);
     *out = v;
     return nv;
 }
@@ -554,8 +557,7 @@ int main(int argc, char **argv)
         return 1;
     qsort(e, ne, sizeof *e, cmp_entry);
 
-    /* The set's provenance: each key from gpu on (in the order the records first give it) on which
-     * every record that has it agrees, and the latest date; a key they disagree on has none. */
+    /* The set's provenance, its "set" rows (design.md): a key they disagree on has none; date the latest. */
     for (i = 0; i < ne; i++)
         for (size_t p = 0; e[i].r && p < e[i].r->nprov; p++) {
             const char *key = e[i].r->prov[p][0], *x = e[i].r->prov[p][1];
@@ -591,8 +593,7 @@ int main(int argc, char **argv)
         for (k = 0; k < r->nprov; k++)
             row("prov", r->name, r->prov[k][0], r->prov[k][1], NULL);
         row("prov", r->name, "exit", fmt("%d", r->runs[rep].exit), NULL);  /* of the run its console shows */
-        /* Each value with its line in the record (of the representative run) and its key, "NAME: LABEL
-         * #OCC", by which the filter and the figures look it up. */
+        /* Each value with its line in the record (of the representative run) and its key (design.md). */
         for (k = 0; k < nv; k++)
             row("value", r->name, fmt("%d.%d", v[k].l, v[k].f), v[k].label, fmt("%d", v[k].occ), fmt("%d", v[k].nocc),
                 v[k].med, v[k].min, v[k].max, fmt("%d", v[k].dec), v[k].unit ? v[k].unit : "-", v[k].spread,

@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench.sh -- times a clean build, a no-op build and a one-paragraph prose edit of the book (under
-# make and under make html), counting the nvcc, pandoc and TeX runs each started. Writes notes/bench.md.
+# make and under make html), counting the nvcc, pandoc and TeX runs each started, and the time from an
+# edit to the reloaded page under make preview. Writes notes/bench.md.
 # It works on a copy of the project under build/bench/; the counts come from make check's logging shim
 # (tests/shim.c), linked first on PATH as each tool counted.
 set -eu
@@ -27,6 +28,20 @@ edit() {
         "$chapter" >"$chapter.new" && mv "$chapter.new" "$chapter"
 }
 
+# Under make preview, the chapter's page open in headless Chromium (tests/site.py): the time from a
+# saved one-word edit to the page showing it, reloaded by itself.
+preview() {
+    port=$((20000 + $$ % 20000)) py=/usr/bin/python3 && [ -x $py ] || py=python3   # Debian's has Selenium
+    (cd "$work/proj" && exec setsid make -s preview PORT=$port PYTHON=$py >"$work/preview.log" 2>&1 </dev/null) &
+    pid=$!
+    until grep -qs '^preview: http' "$work/preview.log"; do kill -0 $pid || { cat "$work/preview.log" >&2; exit 1; }; sleep 0.2; done
+    $py "$root/tests/site.py" preview "http://127.0.0.1:$port/$(basename "$chapter" .nw).html" "$chapter" >"$work/site.log" 2>&1 ||
+        { kill -TERM -$pid; cat "$work/site.log" >&2; echo "bench: the preview check failed" >&2; exit 1; }
+    kill -TERM -$pid && wait $pid || :
+    printf '| one-word edit of %s under `make preview`, until the open page shows it | %s s | | | |\n' "$(basename "$chapter")" \
+        "$(sed -n 's/^site.py: reloaded \([0-9.]*\) s after the save$/\1/p' "$work/site.log")"
+}
+
 chapter=$(ls "$work"/proj/book/[0-9][0-9]-*.nw | head -n 1)
 table=$work/bench.md
 {
@@ -46,6 +61,7 @@ EOF
     row "one-paragraph prose edit of $(basename "$chapter"), \`make\`" all programs
     edit "And this one too."
     row "one-paragraph prose edit of $(basename "$chapter"), \`make html\`" html
+    preview
 } >"$table"
 cat "$table"
 cp "$table" "$root/notes/.bench.md.tmp" && mv "$root/notes/.bench.md.tmp" "$root/notes/bench.md"

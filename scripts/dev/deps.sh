@@ -5,7 +5,8 @@
 # The CUDA toolkit is not a Debian package: install CUDA 13.0 from NVIDIA (README).
 set -eu
 packages="make gcc g++ binutils libc6-dev gawk noweb pandoc latexmk texlive-xetex texlive-binaries texlive-latex-recommended
-texlive-latex-extra texlive-fonts-recommended lmodern fonts-dejavu-core gnuplot-nox chromium poppler-utils"
+texlive-latex-extra texlive-fonts-recommended lmodern fonts-dejavu-core gnuplot-nox chromium poppler-utils
+libjs-lunr nodejs inotify-tools python3 python3-minimal chromium-driver python3-selenium"
 [ "${1:-}" != --list ] || { printf '%s\n' $packages; exit 0; }
 missing=""
 for p in $packages; do

@@ -21,8 +21,8 @@ has() { case " $1 " in *" $2 "*) ;; *) return 1 ;; esac; } # LIST NAME: the blan
 
 case $RUNS in '' | *[!0-9]* | 0*) die "RUNS must be a positive whole number, found '$RUNS'" ;; esac
 case $TIMEOUT in '' | *[!0-9.]* | .* | *. | *.*.*) die "TIMEOUT must be a number of seconds, found '$TIMEOUT'" ;; esac
-TIMEOUT_MS=$(awk -v t="$TIMEOUT" 'BEGIN { printf "%d", t * 1000 }')
-[ "$TIMEOUT_MS" -gt 0 ] || die "TIMEOUT must be more than 0 seconds, found '$TIMEOUT'"
+TIMEOUT_MS=$(awk -v t="$TIMEOUT" 'BEGIN { if (t * 1000 >= 1 && t <= 86400) printf "%d", t * 1000 }')
+[ -n "$TIMEOUT_MS" ] || die "TIMEOUT must be more than 0 seconds and at most a day (86400), found '$TIMEOUT'"
 case $GPU in *[!A-Za-z0-9._-]* | .*) die "GPU must be a set name of letters, digits, '.', '_' and '-', found '$GPU'" ;; esac
 [ -d "$TANGLED" ] || die "$TANGLED: no such directory (make tangle makes it)"
 mkdir -p "$WORK" "$BIN" || die "cannot create $WORK and $BIN"
@@ -68,6 +68,8 @@ GPUNAME=$(printf '%s\n' "$PROV" | sed -n 's/^gpu //p')
 [ -n "$GPU" ] || die "cannot make a set name of the GPU's name '$GPUNAME'; set GPU=name"
 SET=$MEASUREMENTS/$GPU
 mkdir -p "$SET" || die "$SET: cannot create"
+# One make run writes a set at a time (two would mix their records): a lock on its folder, held to the end.
+exec 9<"$SET" && flock -n 9 || die "$SET: another make run is writing this set; wait for it to end"
 # A writer killed mid-write leaves its hidden temporary file; the records themselves are intact.
 rm -f "$SET"/.*.tmp && trap 'rm -f "$SET"/.*.tmp' EXIT
 # A set holds one GPU's records: GPU=h200 on another GPU must not overwrite them.
@@ -114,9 +116,7 @@ done
 if [ -n "$todo" ]; then
     echo "run: to measure, with the time its runs took last time:"
     for n in $todo; do say "$n" "last time $(last "$n")"; done
-    # shellcheck disable=SC2086 # names: no blanks
-    was=$(cd "$SET" && cat $(for n in $todo; do [ -f "$n.rec" ] && echo "$n.rec"; done) </dev/null 2>/dev/null |
-        awk '/^run [0-9]+ exit / { s += $6 } END { printf "%.1f", s }')
+    was=$(for n in $todo; do cat "$SET/$n.rec" 2>/dev/null; done | awk '/^run [0-9]+ exit / { s += $6 } END { printf "%.1f", s }')
     echo "run: $(echo $todo | wc -w) to measure; their runs took $was s last time"
     # -k: a program that does not compile fails alone (below); make leaves no binary of it.
     compiled=$(date +%s%3N)
@@ -134,8 +134,7 @@ fi
 # $2.C.o and $2.C.e; the first command that fails ends the run with its status.
 DRIVER='i=0; while IFS= read -r line; do i=$((i + 1)); echo "$i" >"$2.cur"
     bash -o pipefail -c "$line" >"$2.$i.o" 2>"$2.$i.e" </dev/null || exit; done <"$1"'
-# stream o|e FILE: a stream of a run as record lines: at most 10000 lines and 4 MiB kept (a line cut there is marked),
-# CR before LF dropped, no invalid UTF-8, controls but tab and bidi controls (U+202A-E, U+2066-9) as '?'.
+# stream o|e FILE: a stream of a run as record lines, kept and cleaned as design.md ("Record format") says.
 LIMIT='{ sub(/\r$/, "") } n >= 10000 || (b > 4194290 && b + length($0) > 4194303) { more++; next } { n++ }
     b + length($0) > 4194303 { $0 = substr($0, 1, 4194290 - b) "[record: cut]"; cut = 1 } { b += length($0) + 1; print }
     END { if (more || cut) print "[record: " more + 0 " more lines not kept]" }'

@@ -1,8 +1,6 @@
 -- alternatives.lua -- the book's pandoc filter for prose that depends on the measurements (notes/
--- design.md, "Alternatives"): divs in a row, or spans with only blanks between them, that carry
--- when="CONDITION" form a group, and the set chooses the one whose condition holds. The others stay,
--- marked alt="untaken", for values.lua to check their directives quietly and drop; a group whose
--- condition reads a missing record says so in their place.
+-- design.md, "Alternatives"): of each group the set takes one; the others stay, marked alt="untaken",
+-- for values.lua to check their directives quietly and drop.
 package.path = PANDOC_SCRIPT_FILE:gsub('[^/]*$', '') .. '?.lua;' .. package.path
 local B, E = require('book'), require('expr')
 local List = pandoc.List

@@ -29,15 +29,35 @@ local function linked_code(div)
   end })
 end
 
+-- A program's chunk, in the HTML: its header says how make run built and ran it on this set (the
+-- record's compile and command lines, each with a copy button), and its file links to the site's copy.
+local function program(div)
+  local file = div.attributes.tangled
+  div.attributes.tangled = nil
+  if not is_html or not file then return div end
+  local ok, r = pcall(B.record, file:match('^[^.]*'), { unfresh = List() })
+  local p = ok and r.status ~= 'missing' and r.prov or {}
+  local line = List({ pandoc.Link(pandoc.Code('tangled/' .. file), 'tangled/' .. file) })
+  for _, k in ipairs({ 'compile', 'command' }) do
+    if p[k] then line:extend({ pandoc.Str(k == 'compile' and ' · build:' or ' · run:'), pandoc.Space(),
+                               pandoc.Code(p[k], pandoc.Attr('', { 'command' })) }) end
+  end
+  if p.command then line:insert(pandoc.Space()); line:extend(B.text("(as make run did, in the file's folder)")) end
+  div = div:walk({ Code = function(c) if c.text == 'tangled/' .. file then return pandoc.Link(c, 'tangled/' .. file) end end })
+  div.content:insert(2, pandoc.Div(pandoc.Plain(line), pandoc.Attr('', { 'program' })))
+  return div
+end
+
 function Pandoc(doc)
   B.nerrors = tonumber(doc.meta.errors and pandoc.utils.stringify(doc.meta.errors) or '0')
   B.done()
+  B.setup(doc)
   doc.meta.errors = nil
   return doc:walk({ Div = function(div)
     if div.classes:includes('source') or div.classes:includes('source-lines') then
       return {}
     elseif div.classes:includes('chunk') then
-      return linked_code(div)
+      return linked_code(program(div))
     elseif is_latex and div.classes:includes('chunkuse') then
       return List({ pandoc.RawBlock('latex', '\\begin{bookchunkuse}') }) .. div.content
              .. List({ pandoc.RawBlock('latex', '\\end{bookchunkuse}') })

@@ -1,6 +1,5 @@
 -- exercises.lua -- the book's pandoc filter for exercises (notes/design.md, "Chapter syntax"): a div
--- .exercise with a title becomes a numbered heading (so the contents list it) and its hint and
--- solution; the HTML folds the solution in <details>, the PDF gives it a heading of its own.
+-- .exercise with a title becomes a numbered heading (so the contents list it), its hint and solution.
 package.path = PANDOC_SCRIPT_FILE:gsub('[^/]*$', '') .. '?.lua;' .. package.path
 local B = require('book')
 local List, is_html, text = pandoc.List, B.is_html, B.text

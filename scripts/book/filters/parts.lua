@@ -1,6 +1,5 @@
 -- parts.lua -- the book's first pandoc filter: a section `## Title {#ID .page}` is a page of its own in
--- the HTML, SLUG-ID.html, woven with -M part=ID (notes/design.md, "Pages"); links lead to where their
--- id is now (across chapters: -M moved), and every section keeps its number in the whole chapter.
+-- the HTML, woven with -M part=ID (notes/design.md, "Pages"); links follow their ids (-M moved).
 package.path = PANDOC_SCRIPT_FILE:gsub('[^/]*$', '') .. '?.lua;' .. package.path
 local B, List, str = require('book'), pandoc.List, pandoc.utils.stringify
 

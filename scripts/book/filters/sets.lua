@@ -1,7 +1,5 @@
--- sets.lua -- the book's pandoc filter for its measurement sets (notes/design.md, "Sets"): a page of the
--- default set (-M default-set) is SLUG.html, another set's SLUG.SET.html, and so are its figures and
--- PDF; each page names its GPU and links to the same page of the other sets (-M sets="a b"); the PDF's
--- title page names its set and its day (-M date, else the set's latest measurement's).
+-- sets.lua -- the book's pandoc filter for its measurement sets (notes/design.md, "Sets"): the names of
+-- a set's pages, figures and PDF, its GPU, links to the other sets' pages, the PDF's date (-M date).
 package.path = PANDOC_SCRIPT_FILE:gsub('[^/]*$', '') .. '?.lua;' .. package.path
 local B = require('book')
 local List, str = pandoc.List, pandoc.utils.stringify

@@ -2,114 +2,12 @@
 -- "Directives"): each {{...}} in the text, never in code, becomes document nodes built from the values
 -- table (-M values=...), so nothing is escaped by hand: a value, with where it came from in its HTML
 -- title; a ratio; a claim, which shows nothing but marks the sentence that the set contradicts; the
--- runs or spread of a record; a provenance key; a record's output, or every record. Of the
+-- runs or spread of a record; a provenance key; a record's output, or every record (records.lua). Of the
 -- alternatives it keeps the one taken, and checks the others quietly.
 package.path = PANDOC_SCRIPT_FILE:gsub('[^/]*$', '') .. '?.lua;' .. package.path
-local B, E = require('book'), require('expr')
+local B, E, R = require('book'), require('expr'), require('records')
 local List, text, span, mark = pandoc.List, B.text, B.span, B.mark
-
-local function stale_note(r) return span(mark(text('stale: ' .. r.why .. '; ' .. B.remeasure(r) .. ' again')), 'stale-note') end
-
-local function provenance_text(r)
-  local p = r.prov
-  return table.concat({ p.gpu or '?', 'driver ' .. (p.driver or '?'), 'CUDA ' .. (p.cuda_runtime or '?'),
-                        'sm_' .. (p.compute_capability or '?'):gsub('%.', ''), (p.date or ''):match('^[^T]*'),
-                        r.runs == '1' and '1 run' or 'representative of ' .. r.runs .. ' runs' }, ' \u{B7} ')
-end
-
--- s, or its first n characters and a mark of the rest; tabs as blanks at stops of 4, as pandoc's
--- reader has them in code.
-local function cut(s, n)
-  local len = utf8.len(s) or #s
-  return len <= n and s or ('%s [%d characters not shown]'):format(s:sub(1, utf8.offset(s, n + 1) - 1), len - n)
-end
-local function expand_tabs(s) return (s:gsub('([^\t]*)\t', function(b) return b .. (' '):rep(4 - utf8.len(b) % 4) end)) end
-
--- Lines as text, each as show(line) makes it; of more than 60, only the first 40 and the last 10
--- around a mark, so that any record fits the page (design.md).
-local function shorten(lines, noun, show)
-  local n, out = #lines, {}
-  for i = 1, n do out[#out + 1] = (n <= 60 or i <= 40 or i > n - 10) and show(lines[i]) or nil end
-  if n > 60 then table.insert(out, 41, ('[%d %s not shown]'):format(n - 50, noun)) end
-  return table.concat(out, '\n')
-end
-
--- The console text: commands, their output, their standard error after [stderr], an exit status;
--- each line cut after 500 characters.
-local function console_text(r)
-  local out, err = {}, {}
-  local function add(s) out[#out + 1] = s end
-  local function flush() if #err > 0 then add('[stderr]'); for _, e in ipairs(err) do add(e) end; err = {} end end
-  for _, key in ipairs(r.kind == 'program' and { 'compile', 'command' } or {}) do
-    if r.prov[key] then add('$ ' .. r.prov[key]) end
-  end
-  for _, l in ipairs(r.lines) do
-    if l.kind == '$' then flush(); add('$ ' .. l.text) elseif l.kind == 'e' then err[#err + 1] = l.text else add(l.text) end
-  end
-  flush()
-  if (r.prov.exit or '0') ~= '0' then add('[exit status ' .. r.prov.exit .. ']') end
-  return shorten(out, 'lines', function(s) return expand_tabs(cut(s, 500)) end)
-end
-
--- The console block of record r; TeX's log names it, and where it is.
-local function output_block(r, loc)
-  if r.status == 'missing' then return pandoc.Div(pandoc.Para(B.not_measured(r)), pandoc.Attr('', { 'missing' })) end
-  local para = List({ span(text(provenance_text(r)), 'provenance') })
-  if r.status ~= 'fresh' then para:extend({ pandoc.Space(), stale_note(r) }) end
-  local where = ('record %s, %s'):format(r.name, loc.at):gsub('[^%w_./:, -]', '?')   -- as TeX can write it
-  return pandoc.Div({
-    pandoc.RawBlock('latex', '\\typeout{book: the output of ' .. where .. '}\n\\begin{bookoutput}'),
-    pandoc.CodeBlock(console_text(r), pandoc.Attr('', { 'console' })),
-    pandoc.RawBlock('latex', '\\bookprovenance'),
-    pandoc.Para(para),
-    pandoc.RawBlock('latex', '\\end{bookoutput}'),
-  }, pandoc.Attr('', { 'output', r.status ~= 'fresh' and 'stale' or nil }))
-end
-
--- A record's values, one a line in aligned columns: NAME:L.N, label (cut at 40 characters), median,
--- minimum, maximum, unit, and what the minimum and maximum span (runs or launches). The HTML has
--- them all, folded; the PDF the first and the last.
-local function values_text(r)
-  local rows, width = { { 'value', 'label', 'median', 'min', 'max', 'unit', 'over' } }, {}
-  for _, v in ipairs(r.values) do rows[#rows + 1] = { r.name .. ':' .. v.pos, cut(v.label, 40), v.med, v.min, v.max, v.unit, v.spread } end
-  for i = 1, #rows do for c, s in ipairs(rows[i]) do width[c] = math.max(width[c] or 0, utf8.len(s)) end end
-  for i, row in ipairs(rows) do
-    for c, s in ipairs(row) do
-      local pad = (' '):rep(width[c] - utf8.len(s))
-      row[c] = (c >= 3 and c <= 5) and pad .. s or c < #row and s .. pad or s   -- numbers to the right
-    end
-    rows[i] = table.concat(row, '  ')
-  end
-  return B.is_html and table.concat(rows, '\n') or shorten(rows, 'values', tostring)
-end
-
--- Every record of the set: each one's heading, runs, stale note, console and values.
-local function records_blocks(loc)
-  local T = B.tbl()
-  local s, n = T.set, #T.names
-  local made = (s.gpu and ' on an ' .. s.gpu or '') .. (s.driver and ' with driver ' .. s.driver or '')
-    .. (s.cuda_runtime and (s.driver and ' and' or ' with') .. ' CUDA ' .. s.cuda_runtime or '')
-  local intro = text('The measurement set') .. List({ pandoc.Space(), pandoc.Code(B.set or '?'), pandoc.Space() })
-    .. text(('holds %d record%s%s%s. Each shows its representative run; the values are the medians over its '
-      .. 'runs, with the minimums and maximums over its runs or, where a program printed the range of its launches, '
-      .. 'over those, as the chapters quote them.'):format(n, n == 1 and '' or 's',
-      made ~= '' and ', made' .. made or '', s.date and ' (the latest on ' .. s.date:match('^[^T]*') .. ')' or ''))
-  local out = List({ pandoc.Para(intro) })
-  for _, name in ipairs(T.names) do
-    local r = B.record(name, loc)
-    out:insert(pandoc.Header(2, { pandoc.Code(name) }, pandoc.Attr('record-' .. name)))
-    if r.status ~= 'missing' then
-      out:insert(pandoc.Para(text(('%s run%s, %.1f s in all.'):format(r.runs, r.runs == '1' and '' or 's', tonumber(r.wall) or 0))))
-    end
-    if r.status == 'stale' then out:insert(pandoc.Para({ stale_note(r) })) end
-    out:insert(output_block(r, loc))
-    local fold = B.is_html and #r.values > 0 and ('<details class="values"><summary>%d value%s</summary>'):format(#r.values, #r.values == 1 and '' or 's')
-    if fold then out:insert(pandoc.RawBlock('html', fold)) end
-    if #r.values > 0 then out:insert(pandoc.CodeBlock(values_text(r), pandoc.Attr('', { 'values' }))) end
-    if fold then out:insert(pandoc.RawBlock('html', '</details>')) end
-  end
-  return out
-end
+local LITERAL = 'a literal {{ is written in a span of class literal, [{{1}, {2}}]{.literal}'
 
 -- A directive's text as inlines: marked if it read a stale record, replaced if it read a missing one.
 -- A fresh value says in its HTML where it came from: its record and line, its range, the chapter line.
@@ -142,9 +40,9 @@ local function expand(d, loc, para)
   if (d.kind == 'output' or d.kind == 'records') and not para then
     B.fail((d.kind == 'output' and 'an output block' or 'the list of records') .. ' stands alone in its paragraph, between blank lines')
   elseif d.kind == 'output' then
-    return output_block(B.record(d.name, loc), loc)
+    return R.output_block(B.record(d.name, loc), loc)
   elseif d.kind == 'records' then
-    return records_blocks(loc)
+    return R.records_blocks(loc)
   elseif d.kind == 'runs' then
     return shown(B.record(d.name, loc).runs, loc)
   elseif d.kind == 'claim' then
@@ -171,7 +69,11 @@ end
 -- The nodes of the directive {{inner}} and its warnings; nil after an error in it (reported alone).
 local function directive(inner, para)
   local loc = B.locate('{{' .. inner .. '}}')
-  local res = B.try(loc, function() return expand(E.parse(inner), loc, para) end)
+  local res = B.try(loc, function()
+    local ok, d = pcall(E.parse, inner)
+    if not ok and type(d) == 'table' and (inner:find('[{}]') or not inner:find('^%s*[%a(]')) then d.msg = d.msg .. '; ' .. LITERAL end
+    return expand(ok and d or error(d, 0), loc, para)
+  end)
   if res == nil then return nil end
   B.report(loc)
   if loc.fails then B.message(loc, 'warning', 'the claim fails: ' .. loc.fails) end
@@ -237,7 +139,7 @@ local function scan(ils)
         inner, i = inner .. t, i + 1
       end
       if bad then
-        B.message(B.locate('{{' .. inner, true), 'error', "the directive '{{" .. B.canon(inner) .. "' " .. bad)
+        B.message(B.locate('{{' .. inner, true), 'error', "the directive '{{" .. B.canon(inner) .. "' " .. bad .. '; ' .. LITERAL)
         push_text('{{' .. el.text:sub(s + 2))   -- the nodes after it stay as they are
         i = after
       else
@@ -270,6 +172,7 @@ end
 -- Alternatives (alternatives.lua chose): the one taken stays, the others are checked quietly and go.
 local walker
 local function alternative(el)
+  if el.classes:includes('literal') then return el.content, false end   -- text as written, {{ and all
   if el.attributes.alt == nil then return nil end
   local untaken = el.attributes.alt == 'untaken'
   B.quiet = B.quiet + (untaken and 1 or 0)
@@ -288,8 +191,11 @@ local function trim(el)
   if #c ~= n then el.content = c; return el end
 end
 
+-- A tag in the prose is text: the book is woven to the PDF too, where raw HTML would vanish, and an
+-- author's <<name>> (noweb's @<< escape) is no tag <name>. Comments stay comments.
+local function raw_text(r) if r.format == 'html' and not r.text:find('^<!%-%-') then return pandoc.Str(r.text) end end
 walker = { traverse = 'topdown', Span = alternative, Inlines = scan, Para = block_para, Plain = block_para,
-           Div = function(d) B.follow(d); return alternative(d) end }
+           RawInline = raw_text, Div = function(d) B.follow(d); return alternative(d) end }
 
 function Pandoc(doc)
   B.setup(doc)
