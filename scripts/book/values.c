@@ -457,11 +457,11 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
 static void put(const char *s)
 {
     putchar('\t');
-    for (; *s; s++)
-        if (*s == '\\' || *s == '\t' || *s == '\n')
-            printf("\\%c", *s == '\\' ? '\\' : *s == '\t' ? 't' : 'n');
-        else
-            putchar(*s);
+    for (size_t n; *s; s += n) {   /* a run of plain characters at a time */
+        fwrite(s, 1, n = strcspn(s, "\\\t\n"), stdout);
+        if (s[n])
+            printf("\\%c", s[n] == '\\' ? '\\' : s[n] == '\t' ? 't' : 'n'), n++;
+    }
 }
 
 /* One row of the table: its kind, then its fields (NULL ends them). */
