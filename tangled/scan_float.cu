@@ -22,10 +22,63 @@
 #include <thread>
 #include <vector>
 #include <cuda/atomic>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 const int THREADS = 256;         // threads per block, for every kernel of the chapter
 const int WARP = 32;
 const int WARPS = THREADS / WARP;
+// How a warp adds its 32 values: with five shuffles, with the one instruction
+// of compute capability 8.0 on (a build for an older GPU, such as nvcc's
+// default one, uses the shuffles instead), or with the cooperative groups library.
+enum class WarpAdd { shuffle, redux, groups };
+
+template <WarpAdd HOW, typename T = unsigned>
+__device__ T warp_sum(T v) {
+  if constexpr (HOW == WarpAdd::shuffle) {
+    for (int offset = WARP / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;   // lane 0 holds the sum
+  } else if constexpr (HOW == WarpAdd::redux) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);   // every lane holds the sum
+#else
+    return warp_sum<WarpAdd::shuffle, T>(v);    // built for an older GPU: no such instruction
+#endif
+  } else {
+    namespace cg = cooperative_groups;
+    return cg::reduce(cg::tiled_partition<WARP>(cg::this_thread_block()), v, cg::plus<T>());
+  }
+}
+
+// A block's sum of values of type T, in thread 0: each warp adds its lanes,
+// lane 0 of each warp stores one value in shared memory, one barrier, and the
+// first warp adds those. It needs blocks of THREADS threads in one dimension
+// (WARPS slots), which it checks, and a block's sum that fits in T: the sums
+// of the chapter are 32-bit up to a block's, and only the total is 64-bit.
+template <WarpAdd HOW, typename T = unsigned>
+__device__ T block_sum_by_warps(T mine) {
+  assert(blockDim.x == THREADS && blockDim.y == 1 && blockDim.z == 1);
+  __shared__ T warp_sums[WARPS];
+  const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+  mine = warp_sum<HOW, T>(mine);
+  if (lane == 0) warp_sums[warp] = mine;
+  __syncthreads();
+  return warp == 0 ? warp_sum<HOW, T>(lane < WARPS ? warp_sums[lane] : T(0)) : T(0);
+}
+
+// The block's sum sent into the total with one atomic.
+template <WarpAdd HOW>
+__device__ void send_block_sum(unsigned mine, unsigned long long *out) {
+  const unsigned s = block_sum_by_warps<HOW>(mine);
+  if (threadIdx.x == 0) atomicAdd(out, (unsigned long long)s);
+}
+
+// Chapter 1's baseline with this block sum: still one element per thread,
+// but one barrier instead of nine. An experiment, not a step.
+__global__ void reduce_one_each(const unsigned *x, size_t n, unsigned long long *out) {
+  const size_t idx = blockIdx.x * (size_t)THREADS + threadIdx.x;
+  send_block_sum<WarpAdd::shuffle>(idx < n ? x[idx] : 0u, out);
+}
 // A tile is ROWS rows of THREADS 16-byte vectors: ROWS * THREADS * 4 elements.
 template <int ROWS> constexpr int tile_elements = ROWS * THREADS * 4;
 const unsigned LANES = 0xffffffffu;   // every lane of a warp takes part in its shuffles and votes
@@ -410,19 +463,13 @@ __global__ void __launch_bounds__(THREADS) scan_each_tile(const T *__restrict__ 
 template <typename T, int ROWS>
 __global__ void __launch_bounds__(THREADS) sum_each_tile(const T *__restrict__ x, size_t n, T *sums) {
   using Scan = TileScan<T, ROWS, false>;
-  __shared__ T warp_sums[WARPS];
   typename Scan::V v[ROWS];
   Scan::load_tile(x, n, (size_t)blockIdx.x * tile_elements<ROWS>, v);
   T mine = T(0);
 #pragma unroll
   for (int r = 0; r < ROWS; r++) mine += (v[r].x + v[r].y) + (v[r].z + v[r].w);
-  mine = warp_total(mine);
-  if (threadIdx.x % WARP == 0) warp_sums[threadIdx.x / WARP] = mine;
-  __syncthreads();
-  if (threadIdx.x < WARP) {
-    const T s = warp_total(threadIdx.x < WARPS ? warp_sums[threadIdx.x] : T(0));
-    if (threadIdx.x == 0) sums[blockIdx.x] = s;
-  }
+  mine = block_sum_by_warps<WarpAdd::shuffle, T>(mine);   // chapter 2's block sum, in thread 0
+  if (threadIdx.x == 0) sums[blockIdx.x] = mine;
 }
 
 // The middle pass of both: one block of SUMS_THREADS threads turns the
