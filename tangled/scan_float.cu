@@ -381,9 +381,11 @@ __device__ T wait_for_predecessor(unsigned long long *status, size_t at, unsigne
 // in a fixed order, but where a prefix is found depends on timing. A warp
 // that must read again first sleeps SLEEP nanoseconds (0: not at all).
 // Tile j's word is status[j * SPREAD]: SPREAD 4 or more puts every tile's
-// word in a 32-byte sector of its own.
+// word in a 32-byte sector of its own; the scratch has room for MOST_SPREAD.
+const int MOST_SPREAD = 16;
 template <typename T, int SLEEP, int SPREAD>
 __device__ T look_back(unsigned long long *status, unsigned t, unsigned epoch) {
+  static_assert(SPREAD >= 1 && SPREAD <= MOST_SPREAD, "the status words are MOST_SPREAD apart at most");
   const int lane = threadIdx.x % WARP;
   T before = T(0);
   for (long long j = (long long)t - 1 - lane;; j -= WARP) {
@@ -532,9 +534,9 @@ __global__ void __launch_bounds__(THREADS) scan_from_prefixes(const T *__restric
                                                              const T *prefixes) {
   TileScan<T, ROWS, false>::run(x, y, n, (size_t)blockIdx.x * tile_elements<ROWS>, [&](T) { return prefixes[blockIdx.x]; });
 }
-// What the scans share between launches: the ticket counter, one status word
-// per tile, a launch counter for the epochs, the tiles' sums of the passes,
-// and the stamps.
+// What the scans share between launches: the ticket counter, room for one
+// status word per tile MOST_SPREAD words apart, a launch counter for the
+// epochs, the tiles' sums of the passes, and the stamps.
 const size_t MOST_TILES = ((size_t)1 << 30) / sizeof(unsigned) / tile_elements<1>;
 struct Scratch {
   unsigned *ticket = nullptr;
@@ -543,11 +545,11 @@ struct Scratch {
   unsigned epoch = 0;
   Scratch() {
     CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CHECK(cudaMalloc(&status, 16 * MOST_TILES * sizeof *status));
+    CHECK(cudaMalloc(&status, MOST_SPREAD * MOST_TILES * sizeof *status));
     CHECK(cudaMalloc(&stamps, 4 * MOST_TILES * sizeof *stamps));
     CHECK(cudaMalloc(&sums, MOST_TILES * sizeof(unsigned long long)));
     CHECK(cudaMemset(ticket, 0, sizeof *ticket));
-    CHECK(cudaMemset(status, 0, 16 * MOST_TILES * sizeof *status));
+    CHECK(cudaMemset(status, 0, MOST_SPREAD * MOST_TILES * sizeof *status));
   }
   ~Scratch() {
     CHECK(cudaFree(ticket));
