@@ -87,8 +87,11 @@ clean:
 # --- helpers and settings ---------------------------------------------------------------------
 # $(call quote,TEXT) is TEXT as one shell word, whatever it holds.
 quote = '$(subst ','\'',$(1))'
-# A command's output goes to $@.tmp; this renames it into place, or drops it when the command failed.
-INTO_PLACE = && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
+# $(call into-place,COMMAND): COMMAND writes $(TMP), a hidden name of this shell's own (its PID), which is
+# renamed to $@ if it succeeds and removed otherwise, interrupted too (and with it $(TMP).*, for its own
+# temporaries): no half-written target, nothing that a make beside this one writes, nothing left behind.
+TMP = $(@D)/.$(@F).$$$$.tmp
+into-place = trap 'rm -f $(TMP) $(TMP).*' EXIT && $(1) && mv $(TMP) $@
 # build/setting-NAME holds the value of NAME and is rewritten only when that changes, so that GPU=t4
 # re-weaves, new NVCCFLAGS recompile and a removed chapter leaves the book. Make itself compares (it
 # reads the file, blanks aside: make 4.3 keeps the last newline of a long one; nothing runs while the
@@ -101,7 +104,7 @@ endef
 $(foreach v,GPU SETS NVCCFLAGS CHAPTERS TANGLED SOURCE_DATE_EPOCH,$(eval $(call remember,$(v))))
 build/setting-%:
 	mkdir -p build
-	printf '%s\n' $(call quote,$($*)) > $@
+	$(call into-place,printf '%s\n' $(call quote,$($*)) > $(TMP))
 # An empty SOURCE_DATE_EPOCH is no date: fontconfig, building its cache, says so, and gnuplot with it.
 $(if $(SOURCE_DATE_EPOCH),$(eval export SOURCE_DATE_EPOCH),$(eval unexport SOURCE_DATE_EPOCH))
 
@@ -115,7 +118,7 @@ $(T) build/bin build/md build/meta build/values build/html $(SETS:%=build/pdf/%)
 # What make derives from the chapters alone it writes as it reads this Makefile: build/chapters.mk is
 # remade by tangling and by weaving every chapter's Markdown, and make then reads the Makefile again,
 # seeing tangled/, build/md/ and build/meta/ as they are. A file that did not change keeps its time
-# (cpif), so a prose edit re-weaves that chapter alone and leaves nothing older than its sources.
+# (cmp), so a prose edit re-weaves that chapter alone and leaves nothing older than its sources.
 # Goals that need none of it skip it; -n and -t, which run nothing, read it only once it was made
 # (and, like make's own makefiles, bring it up to date), and before that see it as a rule.
 MD := $(SLUGS:%=build/md/%.md)
@@ -133,25 +136,25 @@ endif
 # (Woven first: a chapter that is refused there, for want of a title, changes nothing in tangled/.)
 build/chapters.mk: $(CHAPTERS) build/setting-CHAPTERS $(wildcard tangled) $(WEAVE_TOOLS) scripts/book/tangle.sh \
                    scripts/book/navmeta.sh $(if $(filter-out $(wildcard $(MD) $(META)),$(MD) $(META)),FORCE) | build/md build/meta
-	$(T)/nwmarkup $(CHAPTERS) | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx > build/md/book.pipe
-	for s in $(SLUGS); do $(T)/nw2md -c book/$$s.nw < build/md/book.pipe > build/md/$$s.tmp; \
-	  cpif build/md/$$s.md < build/md/$$s.tmp; rm build/md/$$s.tmp; done
-	TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh tangled $(CHAPTERS)
-	scripts/book/navmeta.sh build/meta $(MD) > $@.tmp
-	{ echo '# build/chapters.mk -- what make derived from the chapters is current (Makefile)'; cat $@.tmp; } > $@; rm $@.tmp
+	$(call into-place,$(T)/nwmarkup $(CHAPTERS) | $(T)/cudadefs | $(NWLIB)/finduses | $(NWLIB)/noidx > $(TMP).pipe && \
+	  for s in $(SLUGS); do $(T)/nw2md -c book/$$s.nw < $(TMP).pipe > $(TMP).md && \
+	  { cmp -s $(TMP).md build/md/$$s.md || mv $(TMP).md build/md/$$s.md; } || exit; done && \
+	  TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh tangled $(CHAPTERS) && \
+	  { echo '# build/chapters.mk -- what make derived from the chapters is current (Makefile)'; \
+	    scripts/book/navmeta.sh build/meta $(MD); } > $(TMP))
 # The records' freshness is judged by the hashes of tangled/, written when a file of it changes.
 build/tangled.sha256: $(TANGLED) build/setting-TANGLED
-	$(if $(TANGLED),sha256sum $(TANGLED),:) > $@.tmp $(INTO_PLACE)
+	$(call into-place,$(if $(TANGLED),sha256sum $(TANGLED),:) > $(TMP))
 
 # NVCCFLAGS are words as the shell quotes them, read by xargs, which runs nothing they hold. A failed
 # compile leaves no binary behind (make run measures no old one); on a compile error, the #line copy
 # is compiled too, so that the errors name book/*.nw lines.
 build/bin/%: tangled/%.cu build/setting-NVCCFLAGS | build/bin
 	rm -f $@
-	xargs $(NVCC) -o $@ $< < build/setting-NVCCFLAGS || { [ -n "$(NOWEB)" ] && [ -x $(T)/nwmarkup ] || exit 1; mkdir -p build/lines; \
-	  TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh --lines $*.cu $(CHAPTERS) > build/lines/$*.cu && \
+	xargs $(NVCC) -o $@ $< < build/setting-NVCCFLAGS || { [ -n "$(NOWEB)" ] && [ -x $(T)/nwmarkup ] || exit 1; \
+	  trap 'rm -f $(TMP).cu' EXIT; TOOLS=$(T) NWLIB=$(NWLIB) scripts/book/tangle.sh --lines $*.cu $(CHAPTERS) > $(TMP).cu && \
 	  echo "$<: the same errors, at their lines in the book:" >&2; \
-	  xargs $(NVCC) -o /dev/null build/lines/$*.cu < build/setting-NVCCFLAGS; exit 1; }
+	  xargs $(NVCC) -o /dev/null $(TMP).cu < build/setting-NVCCFLAGS; exit 1; }
 
 # --- weaving ----------------------------------------------------------------------------------
 HTML_DEPS := book/html.yaml book/template.html book/cuda.xml book/book.yaml $(wildcard scripts/book/filters/*.lua) \
@@ -186,24 +189,35 @@ build/book.pdf: build/pdf/$(GPU)/book.pdf build/setting-GPU
 # CHAPTER_BEFORE_SLUG is the number of chapters before it.
 $(foreach s,$(SLUGS),$(eval CHAPTER_BEFORE_$(s) := $(words $(CHAPTERS_BEFORE)))$(eval CHAPTERS_BEFORE += $(s)))
 
+# latexmk runs TeX in a folder of its own, build/pdf/SET/.tex.XXXXXX, given the LaTeX, the figures and what
+# the last run that succeeded left (book.aux, book.toc, latexmk's book.fdb_latexmk...); only a run that
+# succeeds moves what it wrote into place (a failed one, its log): after an interrupted xelatex, which
+# latexmk would record as these sources' failure for good, or beside another make, the next run trusts
+# nothing it did not write. (latexmk leaves a PDF whose sources did not change as it was: it is touched.)
+run-latexmk = run=$$(mktemp -d $(@D)/.tex.XXXXXX) && trap 'rm -rf "$$run"' EXIT && cp -p $(@D)/book.* $(FIGURES:%=$(@D)/%.pdf) "$$run" && \
+  { SOURCE_DATE_EPOCH=$$(cat $(@D)/date) FORCE_SOURCE_DATE=1 latexmk -cd -xelatex -interaction=nonstopmode -halt-on-error \
+    -quiet "$$run/book.tex" > "$$run/book.out" 2>&1 || { tail -n 30 "$$run/book.out" >&2; [ ! -e "$$run/book.log" ] || \
+    mv -f "$$run/book.log" $(@D); echo "$(@D)/book.log: xelatex failed" >&2; exit 1; }; } && \
+  rm "$$run/book.tex" && mv -f "$$run"/book.* $(@D) && touch $@
+
 # --- one set: its values table, claims, pages and figures, and PDF ($(call set-rules,SET,SUFFIX)) --
 define set-rules
 # The values: what the set's records say, and whether they still match tangled/.
 build/values/$(1).tsv: $(T)/values build/tangled.sha256 $(wildcard measurements/$(1) measurements/$(1)/*.rec) | build/values
-	$(T)/values measurements/$(1) build/tangled.sha256 > $$@.tmp $$(INTO_PLACE)
+	$$(call into-place,$(T)/values measurements/$(1) build/tangled.sha256 > $$(TMP))
 
 # A chapter's claims hold against the set when every directive resolves in check mode.
 build/claims/$(1)/%.ok: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(HTML_DEPS) | build/claims/$(1)
 	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/$$*.yaml -M source=book/$$*.nw \
-	  -M values=build/values/$(1).tsv -M check=true -t native -o /dev/null $$< && touch $$@
+	  $(call WEAVE_SET,$(1)) -M check=true -t native -o /dev/null $$< && touch $$@
 
 $(SLUGS:%=build/html/%$(2).html): build/html/%$(2).html: build/md/%.md build/meta/%.yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
-	$$(call weave-chapter,$$*,$$*,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
+	$$(call into-place,$$(call weave-chapter,$$*,$$*,$(1)) -o $$(TMP) $$<)
 
 build/html/index$(2).html build/html/measurements$(2).html: build/html/%$(2).html: book/%.md build/meta/index.yaml \
                                                     build/values/$(1).tsv $(HTML_DEPS) | build/html
-	$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/index.yaml -M source=$$< \
-	  $(call WEAVE_SET,$(1)) -o $$@.tmp $$< $$(INTO_PLACE)
+	$$(call into-place,$(PANDOC) --defaults=book/html.yaml --metadata-file=build/meta/index.yaml -M source=$$< \
+	  $(call WEAVE_SET,$(1)) -o $$(TMP) $$<)
 
 # Figures: figures/NAME.gp drawn from the values table, SVG for the site and PDF for TeX (what figures
 # share, figures/*.gpi, they load). GPU= decides which set's figures and PDF carry no suffix, so they
@@ -216,19 +230,16 @@ build/pdf/$(1)/%.pdf: figures/%.gp $(wildcard figures/*.gpi) build/values/$(1).t
 # The book's date, in seconds since 1970: SOURCE_DATE_EPOCH's, or the set's latest measurement's. The
 # title page shows its day, and the PDF's own dates are it: the same records give the same PDF.
 build/pdf/$(1)/date: build/values/$(1).tsv build/setting-SOURCE_DATE_EPOCH | build/pdf/$(1)
-	echo "$$$${SOURCE_DATE_EPOCH:-$$$$(date -d "$$$$(sed -n 's/^set\tdate\t//p' $$<)" +%s)}" > $$@.tmp $$(INTO_PLACE)
+	$$(call into-place,echo "$$$${SOURCE_DATE_EPOCH:-$$$$(date -d "$$$$(sed -n 's/^set\tdate\t//p' $$<)" +%s)}" > $$(TMP))
 
 # The PDF: pandoc writes one LaTeX file of every chapter, latexmk runs xelatex until it settles (-M sets
 # only lets messages name their set: the LaTeX does not depend on it).
 build/pdf/$(1)/book.tex: $(MD) build/values/$(1).tsv build/pdf/$(1)/date book/latex.yaml book/preamble.tex book/cuda.xml \
                     book/book.yaml $(wildcard scripts/book/filters/*.lua) build/setting-CHAPTERS $(FIGURES:%=build/pdf/$(1)/%.pdf)
-	$(PANDOC) --defaults=book/latex.yaml -M values=build/values/$(1).tsv -M sets=$(call quote,$(SETS)) \
-	  -M date="$$$$(date -u -d @$$$$(cat build/pdf/$(1)/date) +%Y-%m-%d)" -o $$@.tmp $(MD) $$(INTO_PLACE)
-# (latexmk leaves a PDF whose sources' contents did not change as it was, so it is touched.)
+	$$(call into-place,$(PANDOC) --defaults=book/latex.yaml -M values=build/values/$(1).tsv -M sets=$(call quote,$(SETS)) \
+	  -M date="$$$$(date -u -d @$$$$(cat build/pdf/$(1)/date) +%Y-%m-%d)" -o $$(TMP) $(MD))
 build/pdf/$(1)/book.pdf: build/pdf/$(1)/book.tex
-	cd build/pdf/$(1) && SOURCE_DATE_EPOCH=$$$$(cat date) FORCE_SOURCE_DATE=1 latexmk -xelatex -interaction=nonstopmode \
-	  -halt-on-error -quiet book.tex > book.out 2>&1 || { tail -n 30 book.out >&2; echo "build/pdf/$(1)/book.log: xelatex failed" >&2; exit 1; }
-	touch $$@
+	$$(run-latexmk)
 
 build/html/book$(2).pdf: build/pdf/$(1)/book.pdf build/setting-GPU | build/html
 	cp $$< $$@
@@ -239,11 +250,11 @@ $(foreach s,$(SETS),$(eval $(call set-rules,$(s),$(call sfx,$(s)))))
 # SLUG-ID.html in set $(1) (suffix $(2)), from the chapter's Markdown ($(call part-rule,SET,SFX,SLUG-ID)).
 define part-rule
 build/html/$(3)$(2).html: build/md/$(PART_OF_$(3)).md build/meta/$(3).yaml build/values/$(1).tsv $(HTML_DEPS) | build/html
-	$$(call weave-chapter,$(PART_OF_$(3)),$(3),$(1)) -M part=$(patsubst $(PART_OF_$(3))-%,%,$(3)) -o $$@.tmp $$< $$(INTO_PLACE)
+	$$(call into-place,$$(call weave-chapter,$(PART_OF_$(3)),$(3),$(1)) -M part=$(patsubst $(PART_OF_$(3))-%,%,$(3)) -o $$(TMP) $$<)
 endef
 $(foreach s,$(SETS),$(foreach p,$(PARTS),$(eval $(call part-rule,$(s),$(call sfx,$(s)),$(p)))))
 $(eval $(call remember,PARTS))
 # The pages again, PARTS included: html's rule above was read before build/chapters.mk defined it.
 html: $(PAGES)
 build/html/bookdata.js: $(PAGES) scripts/book/search.js $(LUNR)
-	LUNR=$(LUNR) node scripts/book/search.js $(PAGES) > $@.tmp $(INTO_PLACE)
+	$(call into-place,LUNR=$(LUNR) node scripts/book/search.js $(PAGES) > $(TMP))

@@ -480,7 +480,7 @@ struct CubHistogram {
     CHECK(call(x, n, bins));
     CHECK(cudaMalloc(&temp, bytes));
   }
-  ~CubHistogram() { if (temp) cudaFree(temp); }
+  ~CubHistogram() { if (temp) CHECK(cudaFree(temp)); }
 };
 
 // CUB's HistogramEven on words, through an iterator that hands it each word's

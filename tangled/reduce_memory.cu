@@ -346,7 +346,7 @@ struct CubSum {
   void launch(const unsigned *x, size_t n, unsigned long long *out) {
     CHECK(cub::DeviceReduce::Sum(temp, bytes, x, out, (long long)n));
   }
-  ~CubSum() { if (temp) cudaFree(temp); }
+  ~CubSum() { if (temp) CHECK(cudaFree(temp)); }
 };
 
 // The same with a 32-bit total (and a 32-bit length): a 4-byte accumulator,
@@ -363,7 +363,7 @@ struct CubSum32 {
   void launch(const unsigned *x, size_t n, unsigned *out) {
     CHECK(cub::DeviceReduce::Sum(temp, bytes, x, out, (int)n));
   }
-  ~CubSum32() { if (temp) cudaFree(temp); }
+  ~CubSum32() { if (temp) CHECK(cudaFree(temp)); }
 };
 // As many blocks of kernel k, at THREADS threads each (or threads, with
 // shared_bytes of shared memory allocated at launch), as the GPU holds at once.
@@ -580,6 +580,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   unsigned arch = 0;
   built_for<<<1, 1>>>(d_sink);
+  CHECK(cudaGetLastError());
   CHECK(cudaMemcpy(&arch, d_sink, sizeof arch, cudaMemcpyDeviceToHost));
   printf("kernels built for compute capability: %.1f\n", arch / 10.0);
   for (const Variant &v : variants) {

@@ -2,12 +2,14 @@
 # site.py -- checks in headless Chromium, through chromedriver, what book.js does on the woven site (tests/site.test):
 #   site.py pages DIR          search, chunks in place and copy buttons on the site DIR, opened as files
 #   site.py nested DIR         on the woven fixture tests/fixtures/site/02-nested.nw: chunks open three levels deep
-#   site.py preview URL FILE   under a running make preview: a one-word edit of chapter FILE reloads the page URL at
-#                              its place, and a malformed directive shows its FILE:LINE; prints the seconds to the reload
+#   site.py preview DIR FILE   make preview, started in the project DIR: a one-word edit of its chapter FILE reloads
+#                              the chapter's page at its place, and a malformed directive shows its FILE:LINE; prints
+#                              the seconds to the reload; stopped by a signal, make preview leaves no preview.txt
 # Several commands run in turn, in one browser.
-import json, os, re, shutil, subprocess, sys, tempfile, time
+import contextlib, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -297,8 +299,8 @@ def edit(path, text):
     os.replace(path + '.tmp', path)
 
 
-def test_preview(d, url, chapter):
-    """Under make preview: a one-word edit reloads the open page at its place; a malformed directive
+def test_preview(d, url, chapter, proj):
+    """Under make preview in PROJ: a one-word edit reloads the open page at its place; a malformed directive
     shows its FILE:LINE over the page, which stays; the fix reloads it again. Returns the seconds
     from the save to the page showing the word."""
     with open(chapter, encoding='utf-8') as f:
@@ -323,7 +325,7 @@ def test_preview(d, url, chapter):
     check('preview: ... at the same place (scrollY %d)' % y, y > 0 and abs(got - y) < 5, 'scrollY %s' % got)
     d.execute_script('window.notReloaded = true')
     edit(chapter, was + 'A broken directive {{nosuch: value\n')
-    line = '%s:%d: error: ' % (os.path.relpath(chapter, os.path.dirname(os.path.dirname(chapter))), len(lines))
+    line = '%s:%d: error: ' % (os.path.relpath(chapter, proj), len(lines))
     box = wait(d, 'return document.getElementById("preview-error")', 120)
     check('preview: a failed build shows its messages over the page: ' + line, line in box.text, box.text[:300])
     check('preview: ... and the page stays', d.execute_script('return window.notReloaded === true'))
@@ -332,6 +334,28 @@ def test_preview(d, url, chapter):
     check('preview: the fix reloads the page, without the messages', True)
     console_errors(d, 'preview')
     return took
+
+
+def make_preview(d, proj, chapter):
+    """make preview in PROJ, a session of its own (its output in PROJ/preview.log), and test_preview under it."""
+    port, log = 20000 + os.getpid() % 20000, os.path.join(proj, 'preview.log')
+    with open(log, 'w') as out:
+        p = subprocess.Popen(['make', '-s', 'preview', 'PORT=%d' % port, 'PYTHON=' + sys.executable], cwd=proj,
+                             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        with contextlib.suppress(TimeoutException):   # said below, with what make preview printed
+            wait(d, lambda d: p.poll() is not None or 'preview: http' in open(log).read(), 120)
+        served = re.search('^preview: http.*', open(log).read(), re.M)
+        if not check('make preview serves: ' + (served[0] if served else '?'), served, open(log).read()):
+            return
+        url = 'http://127.0.0.1:%d/%s.html' % (port, os.path.basename(chapter)[:-3])
+        print('site.py: reloaded %.1f s after the save' % test_preview(d, url, os.path.join(proj, chapter), proj))
+    finally:
+        with contextlib.suppress(ProcessLookupError):   # it may have stopped by itself
+            os.killpg(p.pid, signal.SIGTERM)
+        p.wait()
+    check('make preview stops on a signal and leaves no preview.txt behind',
+          not os.path.exists(os.path.join(proj, 'build/html/preview.txt')))
 
 
 def main():
@@ -343,12 +367,12 @@ def main():
         todo.append(args[:n])
         args = args[n:]
     if args or not todo:
-        sys.exit('usage: site.py pages DIR | nested DIR | preview URL CHAPTER ... (each in turn)')
+        sys.exit('usage: site.py pages DIR | nested DIR | preview DIR CHAPTER ... (each in turn)')
     d = browser()
     try:
         for cmd in todo:
             if cmd[0] == 'preview':
-                tests = (lambda d: print('site.py: reloaded %.1f s after the save' % test_preview(d, cmd[1], cmd[2])),)
+                tests = (lambda d: make_preview(d, cmd[1], cmd[2]),)
             else:
                 HTML = os.path.abspath(cmd[1])
                 tests = (test_search_js, test_search, test_knowls, test_copy) if cmd[0] == 'pages' else (test_nested,)

@@ -18,8 +18,7 @@ esac
 case $gp$values in *\'*) die "figure.sh: $gp, $values: a path with a quote" ;; esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/figure.XXXXXX") || exit 1
-outtmp=""
-trap 'rm -rf "$tmp"; [ -n "$outtmp" ] && rm -f "$outtmp"' EXIT
+trap 'rm -rf "$tmp" ${outtmp:+"$outtmp"}' EXIT   # outtmp: the figure until it is renamed into place
 trap 'exit 1' HUP INT TERM
 
 # Each declaration looked up in the table: writes the data file, and lines "unit U", "runs N",
@@ -53,8 +52,12 @@ FNR == NR {
     }
     if (sel ~ /^[0-9]+\.[0-9]+$/) r = pos[name SUBSEP sel]
     else {   # the key NAME: LABEL #K, blanks one each in the label (K is 1 when it is left out)
-        gsub(/[ \t]+/, " ", sel); k = name ": " sel (sel ~ / #[0-9]+$/ ? "" : " #1")
-        if (sel !~ / #[0-9]+$/ && nocc[k] > 1) { bad(FNR, ref ": " nocc[k] " values have this label; add #K for the K-th"); next }
+        gsub(/[ \t]+/, " ", sel); hash = sel ~ / #[0-9]+$/; k = name ": " sel (hash ? "" : " #1")
+        if (hash && (name ": " sel " #1") in key) {   # a label that ends in #N itself, as the filter reads it
+            if (k in key) { bad(FNR, ref ": names two values, the K-th of a label and the one labelled so (add #1)"); next }
+            k = name ": " sel " #1"; hash = 0
+        }
+        if (!hash && nocc[k] > 1) { bad(FNR, ref ": " nocc[k] " values have this label; add #K for the K-th"); next }
         r = key[k]
     }
     # A value its record lacks was not measured on this GPU, as the filter says (a warning).
@@ -104,4 +107,3 @@ fi
 [ -s "$outtmp" ] || die "$gp: gnuplot wrote nothing; $out is left as it was"
 chmod 644 "$outtmp"
 mv -f "$outtmp" "$out" || exit 1
-outtmp=""

@@ -33,11 +33,12 @@ GPU ?= $(strip $(file <book/default-set))
 not-set = $(if $(filter-out 1,$(words $(1))$(filter .%,$(1))$(call unsafe,$(1),$(alnum) . _ -)),$(or $(1),(empty)))
 $(if $(call not-set,$(GPU)),$(error GPU=$(GPU): not a measurement set's name: GPU is one word of A-Z, a-z, 0-9, \
   '.', '_' and '-', not starting with '.'))
-COMMITTED := $(patsubst measurements/%/,%,$(wildcard measurements/*/))
-BADSET := $(firstword $(foreach s,$(COMMITTED),$(call not-set,$(s))))
-$(if $(BADSET),$(error measurements/$(BADSET): not a measurement set's name: rename the folder to one word of \
+# A folder whose name holds blanks is several words, none of them measurements/NAME/ (a name has no '/').
+COMMITTED := $(wildcard measurements/*/)
+BADSET := $(or $(filter-out measurements/%/,$(COMMITTED)),$(firstword $(foreach s,$(COMMITTED),$(if $(call not-set,$(s:measurements/%/=%)),$s))))
+$(if $(BADSET),$(error $(BADSET): not a measurement set's name: rename the folder to one word of \
   A-Z, a-z, 0-9, '.', '_' and '-'))
-SETS := $(sort $(GPU) $(COMMITTED))
+SETS := $(sort $(GPU) $(COMMITTED:measurements/%/=%))
 sfx = $(if $(filter $(GPU),$(1)),,.$(1))
 
 # tangled/: a file with a name no root may have is a leftover for tangle.sh to remove, not a target.

@@ -54,11 +54,10 @@ page() {  # page CURRENT PREV NEXT
     [ "$1" = index ] || { echo "pagetitle: |-" && sed 's/^/  /' "$scratch/$1.title"; }
 }
 
-set -- $pages
-page index "" "${1:-}" | cpif "$out/index.yaml"
+set -- index $pages
 prev=""
 while [ $# -gt 0 ]; do
     page "$1" "$prev" "${2:-}" | cpif "$out/$1.yaml"  # cpif: replaced only if it differs
-    prev=$1
+    [ "$1" = index ] || prev=$1  # the front page is no chapter's previous page
     shift
 done

@@ -13,11 +13,11 @@
 struct list { char **v; int n; };
 
 struct chunk {               /* one code chunk, in order of appearance in the book */
-    char *label, *name;
+    char *label, *name;      /* noidx's first label in it (the others are its uses'), "" before it */
     int file, num;           /* its chapter (index into pages), and its number there, from 1 */
     char *prev, *next;       /* labels of the previous and next part of the same name */
-    struct list used_in;     /* labels of chunks that use this name */
-    int root;                /* never used: a file or a top-level chunk */
+    struct list used_in;     /* labels of chunks that use this name (noidx lists them in the first part) */
+    int root;                /* never used: a file or a top-level chunk (noidx says so of the first part) */
 };
 
 static struct list lines;    /* the pipeline */
@@ -34,18 +34,12 @@ static int starts(const char *s, const char *prefix) { return strncmp(s, prefix,
 
 static void push(struct list *l, char *s) { *PUSH(l->v, l->n) = s; }
 
-static int chunk_of_label(const char *label)
+enum { LABEL, NAME };
+/* The first chunk whose LABEL or NAME is s; -1 when none is. */
+static int chunk_of(int key, const char *s)
 {
     for (int i = 0; i < nchunks; i++)
-        if (chunks[i].label && strcmp(chunks[i].label, label) == 0)
-            return i;
-    return -1;
-}
-
-static int first_of_name(const char *name)
-{
-    for (int i = 0; i < nchunks; i++)
-        if (strcmp(chunks[i].name, name) == 0)
+        if (strcmp(key == NAME ? chunks[i].name : chunks[i].label, s) == 0)
             return i;
     return -1;
 }
@@ -72,11 +66,10 @@ static void code_span(FILE *out, const char *before, const char *after, const ch
     va_start(ap, fmt);
     char *s = vfmt(fmt, ap);
     va_end(ap);
-    size_t len = strlen(s);
-    int pad = len > 0 && (s[0] == '`' || s[len - 1] == '`');
+    const char *pad = *s && (s[0] == '`' || s[strlen(s) - 1] == '`') ? " " : "";
     fputs(before, out);
     fence(out, backticks(s) + 1);
-    fprintf(out, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
+    fprintf(out, "%s%s%s", pad, s, pad);
     fence(out, backticks(s) + 1);
     fputs(after, out);
     free(s);
@@ -84,35 +77,26 @@ static void code_span(FILE *out, const char *before, const char *after, const ch
 
 static char *page_of(const char *file)
 {
-    const char *base = strrchr(file, '/');
-    char *page = xstrdup(base ? base + 1 : file), *dot = strrchr(page, '.');
-    if (dot)
-        *dot = '\0';
-    return page;
+    const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file, *dot = strrchr(base, '.');
+    return xstrndup(base, dot ? (size_t)(dot - base) : strlen(base));
 }
 
 /* Where a chunk is: #label in this chapter, 01-atomics.html#label in another. */
-static void href(FILE *out, int c)
+static char *href(int c)
 {
-    if (chunks[c].file != here)
-        fprintf(out, "%s.html", pages.v[chunks[c].file]);
-    fprintf(out, "#%s", chunks[c].label);
+    int away = chunks[c].file != here;
+    return fmt("%s%s#%s", away ? pages.v[chunks[c].file] : "", away ? ".html" : "", chunks[c].label);
 }
 
-/* A link to a chunk, between two strings, written as its number: [7](#label) in this chapter, and
- * for a chunk of another chapter its chapter's number too, [1.7](01-atomics.html#label). */
+/* A link to a chunk, between two strings, written as its chapter's number and its own: [1.7](#label)
+ * in this chapter, [1.7](01-atomics.html#label) in another; ? for a label of no chunk. */
 static void chunk_link(FILE *out, const char *before, const char *label, const char *after)
 {
-    int c = chunk_of_label(label);
-    fputs(before, out);
+    int c = chunk_of(LABEL, label);
     if (c < 0)
-        fputs("?", out);
-    else {
-        fprintf(out, "[%d.%d](", atoi(pages.v[chunks[c].file]), chunks[c].num);
-        href(out, c);
-        fputs(")", out);
-    }
-    fputs(after, out);
+        fprintf(out, "%s?%s", before, after);
+    else
+        fprintf(out, "%s[%d.%d](%s)%s", before, atoi(pages.v[chunks[c].file]), chunks[c].num, href(c), after);
 }
 
 /* Which root chunks each chunk ends up in, following "used in" from every root down: marks every
@@ -126,7 +110,7 @@ static void mark(int c, int r)
         reach[i * nchunks + r] = 1;
         for (int j = 0; j < nchunks; j++)
             for (int u = 0; u < chunks[j].used_in.n; u++)
-                if (strcmp(chunks[j].used_in.v[u], chunks[i].label ? chunks[i].label : "") == 0)
+                if (strcmp(chunks[j].used_in.v[u], chunks[i].label) == 0)
                     mark(j, r);
     }
 }
@@ -158,7 +142,7 @@ static const char *language(int c)
 static void collect(void)
 {
     struct chunk *c = NULL;
-    int in_uses = 0, num = 0;
+    int num = 0;
     for (int i = 0; i < lines.n; i++) {
         const char *l = lines.v[i];
         if (starts(l, "@file ")) {
@@ -167,10 +151,11 @@ static void collect(void)
             push(&pages, page_of(l + 6));
             num = 0;
         } else if (starts(l, "@begin code")) {
-            *(c = PUSH(chunks, nchunks)) = (struct chunk){.name = "", .file = pages.n - 1, .num = ++num};
+            c = PUSH(chunks, nchunks);
+            *c = (struct chunk){.label = "", .name = "", .file = pages.n - 1, .num = ++num};
         } else if (starts(l, "@end code")) {
             c = NULL;
-        } else if (c && starts(l, "@xref label ") && c->label == NULL) {
+        } else if (c && starts(l, "@xref label ") && !*c->label) {
             c->label = xstrdup(l + 12);
         } else if (c && starts(l, "@defn ")) {
             c->name = xstrdup(l + 6);
@@ -178,35 +163,26 @@ static void collect(void)
             c->prev = xstrdup(l + 14);
         } else if (c && starts(l, "@xref nextdef ")) {
             c->next = xstrdup(l + 14);
-        } else if (c && (strcmp(l, "@xref beginuses") == 0 || strcmp(l, "@xref enduses") == 0)) {
-            in_uses = strstr(l, "begin") != NULL;
-        } else if (c && in_uses && starts(l, "@xref useitem ")) {
+        } else if (c && starts(l, "@xref useitem ")) {  /* noidx's useitems are a code chunk's uses */
             push(&c->used_in, xstrdup(l + 14));
         } else if (c && starts(l, "@xref notused ")) {
             c->root = 1;
         }
     }
-    /* Continuations carry no use list of their own: take the first part's. */
-    for (int i = 0; i < nchunks; i++) {
-        int f = first_of_name(chunks[i].name);
-        if (f != i && chunks[i].used_in.n == 0) {
-            chunks[i].used_in = chunks[f].used_in;
-            chunks[i].root = chunks[f].root;
-        }
-    }
     reach = need(calloc((size_t)nchunks * (size_t)nchunks + 1, 1));
     for (int r = 0; r < nchunks; r++)
-        if (chunks[r].root && first_of_name(chunks[r].name) == r)
+        if (chunks[r].root && chunk_of(NAME, chunks[r].name) == r)
             mark(r, r);
 }
 
-/* Of the chunks that define an identifier, the one in the same program as chunk k; NULL when none
- * is: a word that another program defines is no use of its definition here. */
-static char *definition_for(int k, struct list *defs)
+/* Of the chunks (labels) that define an identifier, the first in the same program as the chunk
+ * labelled u; NULL when none is: a word that another program defines is no use of its definition. */
+static char *definition_for(const char *u, struct list *defs)
 {
+    int c = chunk_of(LABEL, u);
     for (int i = 0; i < defs->n; i++) {
-        int d = chunk_of_label(defs->v[i]);
-        if (d >= 0 && share_root(d, k))
+        int d = chunk_of(LABEL, defs->v[i]);
+        if (c >= 0 && d >= 0 && share_root(d, c))
             return defs->v[i];
     }
     return NULL;
@@ -217,62 +193,55 @@ static void chunk_div(FILE *out, int k, const char *code, struct list *defs, str
                       struct list *uses, struct list *uses_def)
 {
     struct chunk *c = &chunks[k];
-    int first = first_of_name(c->name), said = 0;
+    int first = chunk_of(NAME, c->name), said = 0;
+    int tangled = c->root && first == k && language(k) && strchr(c->name, '.');
     /* The identifiers it uses and where each is defined, for the links in its code. */
-    fprintf(out, "\n::: {#%s .chunk uses=\"", c->label ? c->label : "");
+    fprintf(out, "\n::: {#%s .chunk uses=\"", c->label);
     for (int u = 0; u < uses->n; u++) {
-        int d = chunk_of_label(uses_def->v[u]);
-        if (d >= 0 && strspn(uses->v[u], IDENT) == strlen(uses->v[u])) {
-            fprintf(out, "%s%s=", u ? " " : "", uses->v[u]);
-            href(out, d);
-        }
+        int d = chunk_of(LABEL, uses_def->v[u]);
+        if (d >= 0 && strspn(uses->v[u], IDENT) == strlen(uses->v[u]))
+            fprintf(out, "%s%s=%s", u ? " " : "", uses->v[u], href(d));
     }
     /* The page's script opens a chunk in place with its continuations (next, where the next part
      * is); a program's header links to its file (tangled). */
     fputs("\"", out);
-    if (c->next && chunk_of_label(c->next) >= 0)
-        fputs(" next=\"", out), href(out, chunk_of_label(c->next)), fputs("\"", out);
-    if (c->root && first == k && language(k) && strchr(c->name, '.'))
+    if (c->next && chunk_of(LABEL, c->next) >= 0)
+        fprintf(out, " next=\"%s\"", href(chunk_of(LABEL, c->next)));
+    if (tangled)
         fprintf(out, " tangled=\"%s\"", c->name);
     code_span(out, "}\n[", "]{.chunkname}", CHUNK_NAME "%s", c->name, first == k ? "\u2261" : "+\u2261");
     if (first != k)
-        chunk_link(out, " [(first part ", chunks[first].label ? chunks[first].label : "", ")]{.chunkfirst}");
+        chunk_link(out, " [(first part ", chunks[first].label, ")]{.chunkfirst}");
     fprintf(out, " [%d.%d]{.chunknum}\n\n%s\n::: chunkrefs\n", atoi(pages.v[c->file]), c->num, code);
-    const char *parts[] = {c->prev, c->next}, *say[] = {"Continues ", "Continued in "};
-    for (int p = 0; p < 2; p++)
-        if (parts[p]) {
-            fputs(said++ ? " " : "", out);
-            chunk_link(out, say[p], parts[p], ".");
-        }
+    if (c->prev)
+        chunk_link(out, said++ ? " Continues " : "Continues ", c->prev, ".");
+    if (c->next)
+        chunk_link(out, said++ ? " Continued in " : "Continued in ", c->next, ".");
     if (c->used_in.n > 0 && first == k) {
         fprintf(out, "%sUsed in", said++ ? " " : "");
         for (int i = 0; i < c->used_in.n; i++) {
-            int u = chunk_of_label(c->used_in.v[i]);
+            int u = chunk_of(LABEL, c->used_in.v[i]);
             fprintf(out, "%s ", i ? "," : "");
             if (u >= 0)
                 code_span(out, "", "", CHUNK_NAME, chunks[u].name);
             chunk_link(out, " ", c->used_in.v[i], "");
         }
         fprintf(out, ".");
-    } else if (c->root && first == k) {
-        fputs(said++ ? " " : "", out);
-        if (language(k) && strchr(c->name, '.'))
-            code_span(out, "Tangled to ", ".", "tangled/%s", c->name);
-        else
-            fputs("A root chunk.", out);
-    }
+    } else if (tangled)
+        code_span(out, said++ ? " Tangled to " : "Tangled to ", ".", "tangled/%s", c->name);
+    else if (c->root && first == k)
+        fputs(said++ ? " A root chunk." : "A root chunk.", out);
     for (int d = 0; d < defs->n; d++) {
         fprintf(out, "%s%s ", said++ ? " " : "", d == 0 ? "Defines" : "and");
         code_span(out, "", "", "%s", defs->v[d]);
         struct list *used = &defs_used[d];
-        const char *last = "";
-        int shown = 0;
+        const char *last = "";  /* the last one listed */
         for (int i = 0; i < used->n; i++) {
-            int u = chunk_of_label(used->v[i]);
+            int u = chunk_of(LABEL, used->v[i]);
             if (strcmp(used->v[i], last) == 0 || (u >= 0 && !share_root(u, k)))
                 continue;  /* noidx lists a chunk once per use; other programs have their own */
+            chunk_link(out, *last ? " " : ", used in ", used->v[i], "");
             last = used->v[i];
-            chunk_link(out, shown++ ? " " : ", used in ", used->v[i], "");
         }
         fprintf(out, "%s", d == defs->n - 1 ? "." : ";");
     }
@@ -292,9 +261,10 @@ static void append(char **b, const char *s)
 }
 static void clear(char **b) { free(*b), *b = NULL, append(b, ""); }
 
-/* The code gathered so far as one highlighted block; nothing when there is none. */
-static void code_block(FILE *out, char **code, const char *lang)
+/* The code of chunk k gathered so far as one highlighted block; nothing when there is none. */
+static void code_block(FILE *out, char **code, int k)
 {
+    const char *lang = language(k);
     size_t len = strlen(*code), n = backticks(*code) < 2 ? 3 : backticks(*code) + 1;  /* 3 backticks at least */
     if (len == 0)
         return;
@@ -307,7 +277,7 @@ static void code_block(FILE *out, char **code, const char *lang)
 
 static int in_chapter(const char *label)
 {
-    int c = label ? chunk_of_label(label) : -1;
+    int c = label ? chunk_of(LABEL, label) : -1;
     return c >= 0 && chunks[c].file == here;
 }
 
@@ -317,48 +287,38 @@ static const char *after(int j, const char *prefix)
     return starts(lines.v[j], prefix) ? lines.v[j] + strlen(prefix) : NULL;
 }
 
-/* Whether chunk (label) u is in the same program as one of the definitions on lines from..to. */
-static int seen_from(const char *u, int from, int to, const char *defn)
-{
-    const char *d;
-    int c = chunk_of_label(u);
-    for (int e = from; e < to; e++)
-        if ((d = after(e, defn)) && c >= 0 && chunk_of_label(d) >= 0 && share_root(chunk_of_label(d), c))
-            return 1;
-    return 0;
-}
-
 /* One index: an entry per name that this chapter defines or uses, with the chunks that define
  * it, then those that use it (an identifier's uses where a definition is in the same program). */
 static int index_list(FILE *out, const char *begin, const char *end, const char *defn, const char *use,
                       int is_chunk)
 {
     int entries = 0;
+    struct list defs = {0};  /* the entry's defining chunks */
     for (int i = 0; i < lines.n; i++) {
         if (!starts(lines.v[i], begin))
             continue;
         const char *name = strchr(lines.v[i] + strlen(begin), ' '), *d, *u, *last = "";
         int from = i + 1, to, said = 0, mine = 0;
-        for (to = from; to < lines.n && !starts(lines.v[to], end); to++)
-            ;
+        for (to = from, defs.n = 0; to < lines.n && !starts(lines.v[to], end); to++)
+            if ((d = after(to, defn)))
+                push(&defs, (char *)d);
         for (int j = from; j < to; j++)
             mine |= in_chapter(after(j, defn)) ||
-                    (in_chapter(after(j, use)) && (is_chunk || seen_from(after(j, use), from, to, defn)));
+                    (in_chapter(after(j, use)) && (is_chunk || definition_for(after(j, use), &defs)));
         i = to;
         if (!mine)
             continue;
         code_span(out, "- ", ": defined in", is_chunk ? CHUNK_NAME : "%s", name ? name + 1 : "");
-        for (int j = from; j < to; j++)
-            if ((d = after(j, defn)))
-                chunk_link(out, " ", d, "");
+        for (int j = 0; j < defs.n; j++)
+            chunk_link(out, " ", defs.v[j], "");
         for (int j = from; j < to; j++) {
             if (!(u = after(j, use)) || strcmp(u, last) == 0)
                 continue;
             last = u;
             int own = 0;  /* a use inside a defining chunk is the definition itself */
-            for (int e = from; e < to && !is_chunk; e++)
-                own |= (d = after(e, defn)) && strcmp(d, u) == 0;
-            if (own || (!is_chunk && !seen_from(u, from, to, defn)))
+            for (int e = 0; e < defs.n && !is_chunk; e++)
+                own |= strcmp(defs.v[e], u) == 0;
+            if (own || (!is_chunk && !definition_for(u, &defs)))
                 continue;
             chunk_link(out, said++ ? " " : "; used in ", u, "");
         }
@@ -372,9 +332,8 @@ static void emit(FILE *out)
 {
     int k = -1, file = -1, mine = 0;
     char *code = NULL, *quote = NULL, *line = NULL;  /* the current chunk's code and code line; a quote */
-    int in_code = 0, in_quote = 0, in_defs = 0, in_uses = 0, skip_nl = 0, line_text = 0;
+    int in_code = 0, in_quote = 0, skip_nl = 0, line_text = 0;
     const char *line_use = NULL;  /* the chunk this code line uses; line_text: it holds more than blanks and it */
-    const char *lang = NULL;      /* the current chunk's */
     FILE *body = NULL;            /* the current chunk's code, in parts, until its header is written */
     char *bodytext = NULL;
     size_t bodylen = 0;
@@ -387,11 +346,8 @@ static void emit(FILE *out)
     for (int i = 0; i < lines.n; i++) {
         const char *l = lines.v[i];
         if (strcmp(l, "@nl") == 0 || strcmp(l, "@index nl") == 0) {
-            if (mine && !in_code && (strstr(prose, "{{") || strstr(prose, "when="))) {
-                char n[32];
-                snprintf(n, sizeof n, "%ld ", lineno);
-                append(&tagged, n), append(&tagged, prose), append(&tagged, "\n");
-            }
+            if (mine && !in_code && (strstr(prose, "{{") || strstr(prose, "when=") || starts(prose, ":::")))
+                append(&tagged, fmt("%ld %s\n", lineno, prose));
             clear(&prose), lineno++;
         } else if (!in_code && starts(l, "@text "))
             append(&prose, l + 6);
@@ -403,13 +359,12 @@ static void emit(FILE *out)
             clear(&code);
             clear(&line), line_use = NULL, line_text = 0;
             defs.n = pending.n = uses.n = uses_def.n = 0;
-            lang = language(k);
             body = need(open_memstream(&bodytext, &bodylen));
         } else if (starts(l, "@end code")) {
             if (*line)
                 append(&code, line);  /* a last line without a newline */
             in_code = 0;
-            code_block(body, &code, lang);
+            code_block(body, &code, k);
             fclose(body);
             if (mine)
                 chunk_div(out, k, bodytext, &defs, defs_used, &uses, &uses_def);
@@ -419,13 +374,13 @@ static void emit(FILE *out)
                 skip_nl = 0;
             } else if (in_code && line_use && !line_text) {
                 /* A line that only uses a chunk is a link to it, set as a line of the code. */
-                code_block(body, &code, lang);
+                code_block(body, &code, k);
                 fprintf(body, "::: chunkuse\n");
                 for (const char *p = line; *p == ' ' || *p == '\t'; p++)
                     fputs(*p == '\t' ? "\u00a0\u00a0\u00a0\u00a0" : "\u00a0", body);
-                int u = first_of_name(line_use);
+                int u = chunk_of(NAME, line_use);
                 code_span(body, "[", "]{.chunkusename} ", CHUNK_NAME, line_use);
-                if (u >= 0 && chunks[u].label)
+                if (u >= 0)
                     chunk_link(body, "", chunks[u].label, "");
                 fprintf(body, "\n:::\n\n");
                 clear(&line), line_use = NULL, line_text = 0;
@@ -446,9 +401,7 @@ static void emit(FILE *out)
         } else if (in_code && starts(l, "@use ")) {
             line_text |= line_use != NULL;
             line_use = l + 5;
-            append(&line, "\u27e8");
-            append(&line, l + 5);
-            append(&line, "\u27e9");
+            append(&line, fmt(CHUNK_NAME, l + 5));
         } else if (strcmp(l, "@quote") == 0) {
             in_quote = 1;
             clear(&quote);
@@ -456,23 +409,18 @@ static void emit(FILE *out)
             in_quote = 0;
             if (mine)
                 code_span(out, "", "", "%s", quote);
-        } else if (in_code && (strcmp(l, "@index begindefs") == 0 || strcmp(l, "@index enddefs") == 0)) {
-            in_defs = strstr(l, "begin") != NULL;
-        } else if (in_defs && starts(l, "@index isused ")) {
-            if (chunks[k].label && strcmp(l + 14, chunks[k].label) == 0)
-                continue;  /* finduses sees the name where it is defined */
-            push(&pending, (char *)l + 14);
-        } else if (in_defs && starts(l, "@index defitem ")) {
+        } else if (in_code && starts(l, "@index isused ")) {  /* noidx's begindefs ... enddefs */
+            if (strcmp(l + 14, chunks[k].label) != 0)  /* finduses sees the name where it is defined */
+                push(&pending, (char *)l + 14);
+        } else if (in_code && starts(l, "@index defitem ")) {
             defs_used = xrealloc(defs_used, (size_t)(defs.n + 1) * sizeof *defs_used);
             defs_used[defs.n] = pending;
             memset(&pending, 0, sizeof pending);
             push(&defs, (char *)l + 15);
-        } else if (in_code && (strcmp(l, "@index beginuses") == 0 || strcmp(l, "@index enduses") == 0)) {
-            in_uses = strstr(l, "begin") != NULL;
-        } else if (in_uses && starts(l, "@index isdefined ")) {
+        } else if (in_code && starts(l, "@index isdefined ")) {  /* noidx's beginuses ... enduses */
             push(&pending, (char *)l + 17);
-        } else if (in_uses && starts(l, "@index useitem ")) {
-            char *d = definition_for(k, &pending);
+        } else if (in_code && starts(l, "@index useitem ")) {
+            char *d = definition_for(chunks[k].label, &pending);
             if (d) {
                 push(&uses, (char *)l + 15);
                 push(&uses_def, d);
@@ -480,8 +428,8 @@ static void emit(FILE *out)
             pending.n = 0;
         }
     }
-    /* The prose lines that hold a directive or a condition, with their lines in the chapter, for
-     * the filter's messages: it reads no chapter itself. */
+    /* The prose lines that hold a directive or a condition, or open or close a div, with their lines
+     * in the chapter, for the filter's messages: it reads no chapter itself. */
     size_t f = backticks(tagged) < 3 ? 4 : backticks(tagged) + 1;
     fprintf(out, "\n::: {.source-lines file=\"%s\"}\n", chapter);
     fence(out, f);

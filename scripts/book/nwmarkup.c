@@ -41,12 +41,17 @@ static int find_chunk(const char *name, size_t len)
 /* A chunk name may start with anything but '<' (a launch's third '<'), '=' or a blank. */
 static int name_start(char c) { return c != '\0' && c != '<' && c != '=' && !isspace((unsigned char)c); }
 
+/* What TeX can set in the PDF: it reads a line of at most 200,000 bytes, and its dimensions end at
+ * about 3,000 characters of code across and 1,500 lines down: a chapter keeps well inside them. */
+enum { MAX_PROSE_LINE = 100000, MAX_CODE_LINE = 2000, MAX_CHUNK_LINES = 1000 };
+
 static void emit_text(const char *s, size_t n) { if (n > 0) printf("@text %.*s\n", (int)n, s); }
 
-/* A definition line is "<<name>>=" alone on its line, trailing blanks allowed. */
+/* A definition line is "<<name>>=" alone on its line, trailing blanks allowed ("<<<name>>=" too, to be
+ * refused: a name cannot start with '<'). */
 static int is_definition(const char *line, const char **name, size_t *len)
 {
-    if (line[0] != '<' || line[1] != '<' || !name_start(line[2]))
+    if (line[0] != '<' || line[1] != '<' || !(name_start(line[2]) || line[2] == '<'))
         return 0;
     const char *end = strstr(line + 2, ">>");
     if (end == NULL || end[2] != '=' || end[3 + strspn(end + 3, " \t\n\v\f\r")] != '\0')
@@ -59,15 +64,10 @@ static int is_definition(const char *line, const char **name, size_t *len)
 /* The position of the first byte of s[0..n) that is a NUL or not well-formed UTF-8, or n. */
 static size_t bad_byte(const unsigned char *s, size_t n)
 {
-    for (size_t i = 0, k; i < n; i += k + 1) {
-        k = s[i] < 0x80 ? 0 : s[i] < 0xE0 ? 1 : s[i] < 0xF0 ? 2 : 3;  /* the bytes that follow */
-        if (s[i] == 0 || (s[i] >= 0x80 && s[i] < 0xC2) || s[i] >= 0xF5)
-            return i;
-        for (size_t j = 1; j <= k; j++)
-            if (i + j >= n || (s[i + j] & 0xC0) != 0x80)
-                return i;
-    }
-    return n;
+    size_t i = 0, k;
+    while (i < n && s[i] && utf8(s + i, &k) >= 0)
+        i += k;
+    return i;
 }
 
 /* A line of code, where chunk references become @use and everything else, launches included, is @text,
@@ -120,8 +120,9 @@ static void markup(const char *path)
     }
     static int chunk = 0;  /* chunk numbers run on across files, as in noweb */
     int in_code = 0, titled = 0;
-    char *line = NULL;
-    size_t cap = 0;
+    long from = 0, ncode = 0;  /* the current chunk's definition line, and its lines so far */
+    static char *line = NULL;  /* one buffer for every file, given back at the exit */
+    static size_t cap = 0;
     ssize_t n;
     printf("@file %s\n@begin docs %d\n", path, chunk);
     current = -1;
@@ -137,14 +138,19 @@ static void markup(const char *path)
             error("%s at column %zu: a chapter is UTF-8 text", line[bad] ? "a byte that is not UTF-8" : "a NUL byte", bad + 1);
             continue;
         }
+        if (n > (in_code ? MAX_CODE_LINE : MAX_PROSE_LINE))
+            error("a %s line of %zd bytes, more than the %d that the PDF can set: break it", in_code ? "code" : "prose",
+                  n, in_code ? MAX_CODE_LINE : MAX_PROSE_LINE);
         if (indent != line && is_definition(indent, &name, &len))
             error("an indented '<<name>>=': a chunk's definition starts its line ('@<<' in prose shows '<<')");
         else if (is_definition(line, &name, &len)) {
+            if (*name == '<')
+                error("a chunk name starts with '<', as no name can ('<<<' begins a launch): <<%.*s>>", (int)len, name);
             printf("@end %s %d\n", in_code ? "code" : "docs", chunk);
             printf("@begin code %d\n@defn %.*s\n@nl\n", ++chunk, (int)len, name);
             if (!titled && (titled = 1))
                 error_at(file, 1, "expected a '# Title' heading before the first code chunk");
-            in_code = 1;
+            in_code = 1, from = lineno, ncode = 0;
             if ((current = find_chunk(name, len)) < 0) {
                 *PUSH(chunks, nchunks) = (struct chunk){nfile, xstrndup(name, len), lineno, 0};
                 current = nchunks - 1;
@@ -159,6 +165,7 @@ static void markup(const char *path)
                   "unterminated chunk name: a line that starts with '<<' must be '<<name>>=' or '<<name>>'");
             continue;
         }
+        const char *text = line[0] == '@' && line[1] == '@' ? line + 1 : line;  /* a leading "@@" is "@" */
         if (line[0] == '@' && (line[1] == '\0' || line[1] == ' ' || line[1] == '\t')) {
             char *rest = line[1] ? line + 2 : line + 1, *save = NULL;
             int def = in_code && strncmp(rest, "%def", 4) == 0 &&
@@ -171,20 +178,20 @@ static void markup(const char *path)
             printf("@end %s %d\n@begin docs %d\n", in_code ? "code" : "docs", chunk, chunk + 1);
             chunk++;
             in_code = 0, current = -1;
-            if (!def) {
-                text_line(rest, 0);
-                printf("@nl\n");
-            }
-            continue;
+            if (def)
+                continue;
+            text = rest;  /* prose after the '@' */
         }
         titled |= !in_code && strncmp(line, "# ", 2) == 0;
-        text_line(line[0] == '@' && line[1] == '@' ? line + 1 : line, in_code);  /* a leading "@@" is "@" */
+        if (in_code && ++ncode == MAX_CHUNK_LINES + 1)
+            error_at(file, from, "a chunk of more than %d lines, more than the PDF can set in one block: split it",
+                     MAX_CHUNK_LINES);
+        text_line(text, in_code);
         printf("@nl\n");
     }
     printf("@end %s %d\n", in_code ? "code" : "docs", chunk++);
     if (!titled)
         error_at(file, 1, "expected a '# Title' heading, found none");
-    free(line);
     if (ferror(f)) {
         fprintf(stderr, "nwmarkup: %s: cannot read the chapter: %s\n", path, strerror(errno));
         errors++;

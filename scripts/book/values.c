@@ -12,12 +12,11 @@ static const char *const keys[] = { "name", "kind", "source", "sha256", "compile
 enum { K_NAME, K_KIND, K_SOURCE, K_SHA256, K_COMPILE, K_COMMAND, K_GPU, K_DATE, NKEYS };
 #define MAXPROV 64
 static const char *const units[] = { "ms", "us", "ns", "s", "MHz", "GHz", "GB/s", "TB/s", "%" };
-#define NUNITS (sizeof units / sizeof units[0])
-#define RUN_SHAPE "'run N exit N wall_s S'"
+#define RUN_SHAPE "'run N exit 0 wall_s S'"
 
 struct pair { const char *a, *b; };          /* uses FILE HEX; a sha256sum line: path, hex */
-struct line { const char *kind, *text; };    /* kind "$", "o" or "e" */
-struct run { size_t first, n; const char **out; size_t *outline, nout; int exit; double wall; };
+struct line { const char *kind, *text; size_t no; };  /* kind "$", "o", "e"; "run" or "end" ends a run */
+struct run { size_t first, *out, nout; };   /* its first line, its "o" lines (indices in lines) */
 struct record {
     char *path, *name;
     const char *hdr[NKEYS];
@@ -27,6 +26,7 @@ struct record {
     size_t nuses, nlines, nruns;
     struct line *lines;
     struct run *runs;
+    double wall;                    /* the seconds its runs took together */
 };
 struct num {                  /* a number in an output line */
     double v, lo, hi;         /* its value; its range over one run's launches: (LO to HI) after it */
@@ -35,6 +35,7 @@ struct num {                  /* a number in an output line */
     const char *unit;         /* NULL when the next word is no unit */
     size_t start, end, fend;  /* where it starts and ends, and where its field ends */
     int ends;                 /* it ends its field */
+    char *label;              /* design.md, "Labels" */
 };
 struct value {
     int l, f, occ, nocc, dec;
@@ -53,37 +54,41 @@ static int fail(const char *path, size_t lineno, const char *found, const char *
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    if (found)
-        fprintf(stderr, ", found '%.80s%s'\n", found, strlen(found) > 80 ? "..." : "");
-    else
-        fputs(", found the end of the file\n", stderr);
+    fprintf(stderr, found ? ", found '%.80s%s'\n" : ", found the end of the file\n", found,
+            found && strlen(found) > 80 ? "..." : "");
     errors++;
     return -1;
 }
 
-/* The code point of a control character but tab and newline, or of a bidirectional control
- * (U+202A..U+202E, U+2066..U+2069: they reorder the text shown), at s; -1 for any other. */
-static long control(const unsigned char *s)
-{
-    if ((*s < 32 && *s != '\t' && *s != '\n') || *s == 127 || (*s == 0xc2 && s[1] - 0x80u < 32))
-        return *s == 0xc2 ? s[1] : *s;
-    if (*s == 0xe2 && ((s[1] == 0x80 && s[2] - 0xaau < 5) || (s[1] == 0x81 && s[2] - 0xa6u < 4)))
-        return 0x2000 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
-    return -1;
-}
-
-/* The lines of a file, cut in place; NULL after an error message. */
+/* The lines of a file, without newlines; NULL after an error message. UTF-8 text with no controls but
+ * tab, nor bidirectional controls (U+202A..U+202E, U+2066..U+2069 reorder the text shown): a NUL would
+ * cut a line short, and bytes that are no UTF-8 would reach pandoc's Lua filters, which fail on them. */
 static char **read_lines(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
-    char *buf = NULL, *p, *nl, **lines = xrealloc(NULL, sizeof *lines);
-    size_t len = 0, cap = 0, got = 1;
+    char **lines = xrealloc(NULL, sizeof *lines), *s = NULL;
+    size_t cap = 0, k;
+    ssize_t len;
     long c;
 
-    while (f && got > 0) {
-        if (len == cap)
-            buf = xrealloc(buf, (cap = 2 * cap + 65536) + 1);
-        len += got = fread(buf + len, 1, cap - len, f);
+    for (*n = 0; f && (len = getline(&s, &cap, f)) >= 0; s = NULL, cap = 0) {
+        *PUSH(lines, *n) = s;
+        if (s[len - 1] == '\n')
+            s[--len] = '\0';
+        for (unsigned char *p = (unsigned char *)s; p < (unsigned char *)s + len; p += k) {
+            if ((c = utf8(p, &k)) < 0) {   /* the byte, then the continuation bytes after it (a 5-byte form whole) */
+                fprintf(stderr, "%s:%zu: expected UTF-8 text, found the bytes %02x", path, *n, *p);
+                for (k = 1; k < 6 && (p[k] & 0xc0) == 0x80; k++)
+                    fprintf(stderr, " %02x", p[k]);
+                fputc('\n', stderr);
+            } else if ((c < 32 && c != '\t') || (c >= 127 && c < 160) || (c >= 0x202a && c <= 0x202e) ||
+                       (c >= 0x2066 && c <= 0x2069))
+                fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n, c);
+            else
+                continue;
+            errors++;
+            return NULL;
+        }
     }
     if (!f || ferror(f)) {
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
@@ -91,18 +96,6 @@ static char **read_lines(const char *path, size_t *n)
         return NULL;
     }
     fclose(f);
-    buf[len] = '\0';
-    /* Text: no control character but tab, and no bidirectional control; a NUL would cut a line short. */
-    for (*n = 0, p = buf; p < buf + len; p = nl + 1) {
-        *PUSH(lines, *n) = p;
-        for (nl = p; nl < buf + len && *nl != '\n'; nl++)
-            if ((c = control((unsigned char *)nl)) >= 0) {
-                fprintf(stderr, "%s:%zu: expected text (no controls but tab), found U+%04lX\n", path, *n, c);
-                errors++;
-                return NULL;
-            }
-        *nl = '\0';
-    }
     return lines;
 }
 
@@ -130,26 +123,27 @@ static int check_header(struct record *r, size_t lineno, const char *found)
     return 0;
 }
 
+#define KEY(k) (kl == strlen(k) && strncmp(line, k, kl) == 0)   /* the line's key (kl bytes) is k */
+
 static int header_line(struct record *r, size_t lineno, char *line, size_t kl, char *val)
 {
-    size_t k, len = strlen(r->name);
+    size_t k, p, len = strlen(r->name);
     char *sp;
 
-    if (kl == 4 && strncmp(line, "uses", 4) == 0) {
+    if (KEY("uses")) {
         if (!(sp = strchr(val, ' ')) || !is_hex64(sp + 1))
             return fail(r->path, lineno, line, "'uses FILE HEX'");
         *PUSH(r->uses, r->nuses) = (struct pair){ xstrndup(val, (size_t)(sp - val)), sp + 1 };
         return 0;
     }
-    for (k = 0; k < NKEYS && !(strlen(keys[k]) == kl && strncmp(line, keys[k], kl) == 0); k++)
+    for (k = 0; k < NKEYS && !KEY(keys[k]); k++)
         ;
     if (kl == 0 || strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_") < kl)
         return fail(r->path, lineno, line, "a header line 'KEY VALUE' (KEY of a-z, 0-9 and _) or " RUN_SHAPE);
-    for (size_t p = 0; p < r->nprov; p++)
-        if (strlen(r->prov[p][0]) == kl && strncmp(r->prov[p][0], line, kl) == 0)
-            return fail(r->path, lineno, line, "one '%.*s' line, not two", (int)kl, line);
-    if (k < NKEYS && r->hdr[k])
-        return fail(r->path, lineno, line, "one '%s' line, not two", keys[k]);
+    for (p = 0; p < r->nprov && !KEY(r->prov[p][0]); p++)
+        ;
+    if (p < r->nprov || (k < NKEYS && r->hdr[k]))
+        return fail(r->path, lineno, line, "one '%.*s' line, not two", (int)kl, line);
     if (!*val)
         return fail(r->path, lineno, line, "'%.*s VALUE'", (int)kl, line);
     if (r->nprov == MAXPROV && k >= K_COMPILE)
@@ -171,67 +165,6 @@ static int header_line(struct record *r, size_t lineno, char *line, size_t kl, c
     return 0;
 }
 
-/* Reads SETDIR/FILE; NULL after an error message. */
-static struct record *load(const char *dir, const char *file)
-{
-    struct record *r = need(calloc(1, sizeof *r));
-    char **lines;
-    size_t n, i, end = 0, ended = 0;
-    int at = 0;
-
-    r->path = fmt("%s/%s", dir, file);
-    r->name = xstrndup(file, strlen(file) - 4);
-    if (!(lines = read_lines(r->path, &n)))
-        return NULL;
-    for (i = 0; i < n; i++) {
-        char *line = lines[i], *val;
-        size_t kl = strcspn(line, " ");
-#define KEY(k) (kl == strlen(k) && strncmp(line, k, kl) == 0)
-        val = line + kl + (line[kl] == ' ');
-        if (ended)
-            return fail(r->path, i + 1, line, "nothing after '%s'", lines[ended - 1]), NULL;
-        if (!r->nruns && line[0] == '#')
-            continue;
-        if (KEY("run")) {
-            size_t num;
-            int ex;
-            double wall;
-            if (!r->nruns && check_header(r, i + 1, line))
-                return NULL;
-            if (sscanf(line, "run %zu exit %d wall_s %lf%n", &num, &ex, &wall, &at) != 3 || line[at] ||
-                num != r->nruns + 1)
-                return fail(r->path, i + 1, line, "'run %zu exit N wall_s S'", r->nruns + 1), NULL;
-            *PUSH(r->runs, r->nruns) = (struct run){ r->nlines, 0, NULL, NULL, 0, ex, wall };
-        } else if (r->nruns && (KEY("$") || KEY("o") || KEY("e"))) {
-            struct run *run = &r->runs[r->nruns - 1];
-            line[1] = '\0';          /* the line's key is its kind */
-            *PUSH(r->lines, r->nlines) = (struct line){ line, val };
-            run->n++;
-            if (line[0] == 'o')
-                run->outline = grow(run->outline, run->nout, sizeof *run->outline), run->outline[run->nout] = i + 1,
-                *PUSH(run->out, run->nout) = val;
-        } else if (r->nruns && KEY("end")) {
-            if (sscanf(line, "end %zu%n", &end, &at) != 1 || line[at] || end != r->nruns)
-                return fail(r->path, i + 1, line, "'end %zu' (the record has %zu run%s)", r->nruns, r->nruns,
-                            r->nruns == 1 ? "" : "s"), NULL;
-            ended = i + 1;
-        } else if (r->nruns)
-            return fail(r->path, i + 1, line, "'$ COMMAND', 'o LINE', 'e LINE', " RUN_SHAPE " or 'end N'"), NULL;
-        else if (header_line(r, i + 1, line, kl, val))
-            return NULL;
-#undef KEY
-    }
-    if (!r->nruns) {
-        if (!check_header(r, n + 1, NULL))
-            fail(r->path, n + 1, NULL, "'run 1 exit N wall_s S'");
-        return NULL;
-    }
-    if (!ended)
-        return fail(r->path, n + 1, NULL, "'end %zu' (the record is incomplete; make run ONLY=%s measures it again)",
-                    r->nruns, r->name), NULL;
-    return r;
-}
-
 static int touches(int c) { return isalnum(c) || c == '_' || c == '.'; }
 
 /* The number that starts at s[i], as design.md's "Numbers" says: the end of the longest match there
@@ -246,18 +179,13 @@ static size_t number_at(const char *s, size_t i, double *d, int *dec, int *exp, 
     if (!isdigit((unsigned char)s[j]) || (i > 0 && touches((unsigned char)s[i - 1])))
         return 0;
     *dec = *exp = 0;
-    while (isdigit((unsigned char)s[j]))
-        j++;
+    j += strspn(s + j, "0123456789");
     if (s[j] == '.' && isdigit((unsigned char)s[j + 1]))
-        for (j++; isdigit((unsigned char)s[j]); j++)
-            ++*dec;
+        *dec = (int)strspn(s + j + 1, "0123456789"), j += 1 + (size_t)*dec;
     if (s[j] == 'e' || s[j] == 'E') {
         k = j + 1 + (s[j + 1] == '+' || s[j + 1] == '-');
-        if (isdigit((unsigned char)s[k])) {
-            for (j = k; isdigit((unsigned char)s[j]); j++)
-                ;
-            *exp = 1;
-        }
+        if (isdigit((unsigned char)s[k]))
+            j = k + strspn(s + k, "0123456789"), *exp = 1;
     }
     errno = 0;
     *d = strtod(s + i, NULL);
@@ -265,28 +193,41 @@ static size_t number_at(const char *s, size_t i, double *d, int *dec, int *exp, 
     return j;
 }
 
+/* The text s[a..b) before a number, from the end of the previous field, trimmed, each run of blanks
+ * one space (design.md, "Labels"). */
+static char *label(const char *s, size_t a, size_t b)
+{
+    while (a < b && (isblank((unsigned char)s[a]) || ispunct((unsigned char)s[a])))
+        a++;
+    while (b > a && isblank((unsigned char)s[b - 1]))
+        b--;
+    b -= b > a && (s[b - 1] == ':' || s[b - 1] == '=');
+    char *l = xstrndup(b > a ? s + a : "-", b > a ? b - a : 1), *d = l, *c;
+    for (c = l; *c; c++)   /* a blank only before a character that is none, so none at the end */
+        if (!isblank((unsigned char)*c) || (c[1] && !isblank((unsigned char)c[1])))
+            *d++ = isblank((unsigned char)*c) ? ' ' : *c;
+    *d = '\0';
+    return l;
+}
+
 /* The numbers of a line (design.md, "Numbers", "Labels" and "Ranges"); *out is malloc'ed. */
 static size_t numbers(const char *s, struct num **out)
 {
-    size_t i = 0, j, k, n = 0, u, a, b;
+    size_t i = 0, j, k, n = 0, u, a, b, from = 0;   /* from: where the field of the next number starts */
     struct num *v = NULL, *x;
     double d, lo, hi;
     int dec, exp, ok, dlo, dhi, elo, ehi;
 
     for (; s[i]; i++) {
-        if (!(j = number_at(s, i, &d, &dec, &exp, &ok)))
-            continue;
-        if (!ok) {
-            i = j - 1;
+        if (!(j = number_at(s, i, &d, &dec, &exp, &ok)) || !ok) {
+            i = j ? j - 1 : i;   /* past text that looks like a number */
             continue;
         }
         x = PUSH(v, n);
-        *x = (struct num){ d, d, d, dec, exp, 0, NULL, i, j, j, 1 };
-        for (k = j; s[k] == ' ' || s[k] == '\t'; k++)
-            ;
-        for (j = k; isalpha((unsigned char)s[j]) || s[j] == '/' || s[j] == '%'; j++)
-            ;
-        for (u = 0; u < NUNITS && !x->unit; u++)
+        *x = (struct num){ d, d, d, dec, exp, 0, NULL, i, j, j, 1, NULL };
+        k = j + strspn(s + j, " \t");
+        j = k + strspn(s + k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/%");
+        for (u = 0; u < sizeof units / sizeof *units && !x->unit; u++)
             if (strlen(units[u]) == j - k && strncmp(s + k, units[u], j - k) == 0)
                 x->unit = units[u], x->fend = j;
         /* A word that is not its unit, a word joined by a hyphen, a ':' or '=' continue the field ("Labels"). */
@@ -303,34 +244,96 @@ static size_t numbers(const char *s, struct num **out)
             i = b;
         } else
             i = x->end - 1;
+        x->label = label(s, from, x->start);
+        from = x->ends ? x->fend : from;
     }
     *out = v;
     return n;
 }
 
-/* The text before number i back to the end of the previous field, trimmed, each run of blanks one
- * space (design.md, "Labels"). */
-static char *label(const char *s, const struct num *v, size_t i)
+/* Whether run k has run 1's shape, so that each value pairs the same thing in every run: the same
+ * commands and output lines, each line's numbers of the same labels and units; the numbers and the
+ * standard error may differ. Else an error at run k's first line that differs ("Record format"). */
+static int same_shape(const struct record *r, size_t k)
 {
-    size_t a, b = v[i].start, j;
+    const struct line *a = &r->lines[r->runs[0].first], *b = &r->lines[r->runs[k].first];
+    struct num *x, *y;
 
-    for (j = i; j > 0 && !v[j - 1].ends; j--)
-        ;
-    a = j > 0 ? v[j - 1].fend : 0;
-    while (a < b && (isblank((unsigned char)s[a]) || ispunct((unsigned char)s[a])))
-        a++;
-    while (b > a && isblank((unsigned char)s[b - 1]))
-        b--;
-    if (b > a && (s[b - 1] == ':' || s[b - 1] == '='))
-        b--;
-    while (b > a && isblank((unsigned char)s[b - 1]))
-        b--;
-    char *l = xstrndup(b > a ? s + a : "-", b > a ? b - a : 1), *d = l, *c;
-    for (c = l; *c; c++)
-        if (!isblank((unsigned char)*c) || !isblank((unsigned char)c[1]))
-            *d++ = isblank((unsigned char)*c) ? ' ' : *c;
-    *d = '\0';
-    return l;
+    for (;; a++, b++) {
+        while (!strcmp(a->kind, "e"))
+            a++;
+        while (!strcmp(b->kind, "e"))
+            b++;
+        if (a->kind[1] && b->kind[1])   /* both runs end here */
+            return 1;
+        int same = !strcmp(a->kind, b->kind) && (*a->kind == 'o' || !strcmp(a->text, b->text));
+        if (same && *a->kind == 'o') {
+            size_t n = numbers(a->text, &x);
+            same = numbers(b->text, &y) == n;
+            for (size_t f = 0; same && f < n; f++)   /* units are pointers into units[] */
+                same = x[f].unit == y[f].unit && !strcmp(x[f].label, y[f].label);
+            free(x), free(y);
+        }
+        if (!same)
+            return fail(r->path, b->no, fmt("%s %s", b->kind, b->text), "the shape of run 1's line %zu, '%s %.50s' "
+                        "(each run prints the same lines, labels and units; only numbers and stderr vary)", a->no,
+                        a->kind, a->text), 0;
+    }
+}
+
+/* Reads SETDIR/NAME.rec; NULL after an error message. */
+static struct record *load(const char *dir, const char *name)
+{
+    struct record *r = need(calloc(1, sizeof *r));
+    char **lines;
+    size_t n, i;
+
+    r->path = fmt("%s/%s.rec", dir, name);
+    r->name = xstrndup(name, strlen(name));
+    if (!(lines = read_lines(r->path, &n)))
+        return NULL;
+    for (i = 0; i < n; i++) {
+        char *line = lines[i], *val;
+        size_t kl = strcspn(line, " ");
+        double wall = 0;
+        val = line + kl + (line[kl] == ' ');
+        if (!r->nruns && line[0] == '#')
+            continue;
+        if (!r->nruns && KEY("run") && check_header(r, i + 1, line))
+            return NULL;
+        /* As make run writes it (only runs that exit 0, their seconds with 3 decimals): its own canonical
+         * form (no sign, exponent, extra zero or nan), under 1e9 s (no inf; the total stays finite). */
+        if (KEY("run") && (sscanf(line, "run %*s exit 0 wall_s %lf", &wall) != 1 || !(wall < 1e9) ||
+                           strcmp(line, fmt("run %zu exit 0 wall_s %.3f", r->nruns + 1, fabs(wall)))))
+            return fail(r->path, i + 1, line, "'run %zu exit 0 wall_s S' (S: seconds, 3 decimals; make run records "
+                        "only runs that exit 0)", r->nruns + 1), NULL;
+        if (r->nruns && KEY("end") && strcmp(line, fmt("end %zu", r->nruns)))
+            return fail(r->path, i + 1, line, "'end %zu' (the record has %zu run%s)", r->nruns, r->nruns,
+                        r->nruns == 1 ? "" : "s"), NULL;
+        if (KEY("run") || (r->nruns && (KEY("$") || KEY("o") || KEY("e") || KEY("end")))) {
+            line[kl] = '\0';          /* the line's key is its kind */
+            *PUSH(r->lines, r->nlines) = (struct line){ line, val, i + 1 };
+            if (r->nruns > 1 && line[1] && !same_shape(r, r->nruns - 1))   /* a "run" or "end" ends a run */
+                return NULL;
+            if (KEY("run"))
+                r->wall += wall, *PUSH(r->runs, r->nruns) = (struct run){ r->nlines, NULL, 0 };
+            else if (KEY("end"))
+                break;
+            else if (*line == 'o')
+                *PUSH(r->runs[r->nruns - 1].out, r->runs[r->nruns - 1].nout) = r->nlines - 1;
+        } else if (r->nruns)
+            return fail(r->path, i + 1, line, "'$ COMMAND', 'o LINE', 'e LINE', " RUN_SHAPE " or 'end N'"), NULL;
+        else if (header_line(r, i + 1, line, kl, val))
+            return NULL;
+    }
+    if (!r->nruns && (check_header(r, n + 1, NULL) || fail(r->path, n + 1, NULL, "'run 1 exit 0 wall_s S'")))
+        return NULL;
+    if (i == n)
+        return fail(r->path, n + 1, NULL, "'end %zu' (the record is incomplete; make run ONLY=%s measures it again)",
+                    r->nruns, r->name), NULL;
+    if (i + 1 < n)
+        return fail(r->path, i + 2, lines[i + 1], "nothing after 'end %zu'", r->nruns), NULL;
+    return r;
 }
 
 /* x with dec decimals (of its mantissa when exp), rounded half away from zero in decimal: the
@@ -338,29 +341,21 @@ static char *label(const char *s, const struct num *v, size_t i)
  * Printing one decimal more first is exact for such a mean, so only that digit decides. */
 static char *format(double x, int dec, int exp)
 {
-    const char *f = exp ? "%.*e" : "%.*f";
-    size_t len = (size_t)snprintf(NULL, 0, f, dec + 1, x) + 2;  /* room for a carry digit */
-    char *buf = xrealloc(NULL, len), *tail, *p;
-    int up;
+    /* |x| after room for a '-' and a 0 that a carry can make a 1 (-099.96 rounds to -100.0). */
+    char *s = fmt(exp ? "-0%.*e" : "-0%.*f", dec + 1, fabs(x)), *tail = exp ? strchr(s, 'e') : s + strlen(s);
+    char *p = tail - 1 - (dec == 0);   /* the extra digit, and the point when there are no decimals */
+    int up = tail[-1] >= '5';
 
-    snprintf(buf, len, f, dec + 1, x);
-    tail = exp ? strchr(buf, 'e') : buf + strlen(buf);
-    up = tail[-1] >= '5';
-    p = tail - 1 - (dec == 0);  /* drop the extra digit, and the point when there are no decimals */
     memmove(p, tail, strlen(tail) + 1);
-    while (up && p-- > buf)
+    while (up && p-- > s)
         if (*p == '9')
             *p = '0';
-        else if (isdigit((unsigned char)*p))
+        else if (*p != '.')
             *p += 1, up = 0;
-    if (up && exp)              /* 9.99e+02 rounds up to 1.00e+03 */
-        snprintf(buf, len, "%.*e", dec, copysign(pow(10, (double)strtol(strchr(buf, 'e') + 1, NULL, 10) + 1), x));
-    else if (up) {              /* 99.9 rounds up to 100.0 */
-        p = buf + (buf[0] == '-');
-        memmove(p + 1, p, strlen(p) + 1);
-        *p = '1';
-    }
-    return buf;
+    if (exp && s[1] == '1')   /* 9.99e+02 rounds up to 10.00e+02, which is 1.00e+03 */
+        return fmt("%.*e", dec, copysign(pow(10, atoi(strchr(s, 'e') + 1) + 1), x));
+    s[s[1] == '0'] = '-';   /* the sign on the 0 that no carry needed, or in its own room */
+    return s + (s[1] == '-') + !signbit(x);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -379,26 +374,21 @@ static int cmp_label(const void *a, const void *b)
 /* The values of a record, their labels from the first run, and its representative run. */
 static size_t values(const struct record *r, struct value **out, size_t *rep)
 {
-    size_t nr = r->nruns, nv = 0, l, f, i, k, *cnt = xrealloc(NULL, nr * sizeof *cnt);
+    size_t nr = r->nruns, nv = 0, l, f, i, k, cnt = 0;
     struct num **nums = xrealloc(NULL, nr * sizeof *nums);
     double *vals = xrealloc(NULL, nr * sizeof *vals), *sorted = xrealloc(NULL, nr * sizeof *sorted);
     long *score = need(calloc(nr, sizeof *score));
     struct value *v = NULL, *x;
 
     for (l = 0; l < r->runs[0].nout; l++) {
-        int same = 1;
-        /* A line that some run lacks, or where the runs printed different counts, has no values. */
-        for (i = 0; i < nr; i++) {
-            nums[i] = NULL;
-            cnt[i] = l < r->runs[i].nout ? numbers(r->runs[i].out[l], &nums[i]) : (size_t)-1;
-            same &= cnt[i] == cnt[0];
-        }
-        for (f = 0; same && f < cnt[0]; f++) {
+        for (i = 0; i < nr; i++)   /* the same count in every run: they have the same shape (load) */
+            cnt = numbers(r->lines[r->runs[i].out[l]].text, &nums[i]);
+        for (f = 0; f < cnt; f++) {
             int exp = 0, ranged = 1;
             double lo = nums[0][f].lo, hi = nums[0][f].hi;
             x = PUSH(v, nv);
-            *x = (struct value){ (int)l + 1, (int)f + 1, 0, 0, 0, label(r->runs[0].out[l], nums[0], f), NULL,
-                                 NULL, NULL, nums[0][f].unit, "runs" };
+            *x = (struct value){ (int)l + 1, (int)f + 1, 0, 0, 0, nums[0][f].label, NULL, NULL, NULL, nums[0][f].unit,
+                                 "runs" };
             for (i = 0; i < nr; i++) {
                 const struct num *n = &nums[i][f];
                 vals[i] = sorted[i] = n->v;
@@ -407,8 +397,6 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
                 ranged &= n->range;
                 lo = n->lo < lo ? n->lo : lo;
                 hi = n->hi > hi ? n->hi : hi;
-                if (n->unit != x->unit)  /* units are pointers into units[] */
-                    x->unit = NULL;
             }
             qsort(sorted, nr, sizeof *sorted, cmp_double);
             /* The spread: over the launches of every run where each printed its range, else over the runs. */
@@ -422,13 +410,10 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
             /* Distance in rank from the middle, doubled to stay whole: a value with `below` smaller
              * and `equal` equal values sits at mid-rank below + (equal-1)/2, the middle is (n-1)/2. */
             for (i = 0; i < nr; i++) {
-                long below = 0, equal = 0, d;
-                for (k = 0; k < nr; k++) {
-                    below += vals[k] < vals[i];
-                    equal += vals[k] == vals[i];
-                }
-                d = 2 * below + equal - (long)nr;
-                score[i] += d < 0 ? -d : d;
+                long twice = -(long)nr;   /* 2 below + equal - n */
+                for (k = 0; k < nr; k++)
+                    twice += (vals[k] < vals[i]) + (vals[k] <= vals[i]);
+                score[i] += labs(twice);
             }
         }
         for (i = 0; i < nr; i++)
@@ -442,12 +427,10 @@ static size_t values(const struct record *r, struct value **out, size_t *rep)
     for (i = 0; i < nv; i++)
         by[i] = &v[i];
     qsort(by, nv, sizeof *by, cmp_label);
-    for (i = 0; i < nv; i = k) {
-        for (k = i; k < nv && strcmp(by[k]->label, by[i]->label) == 0; k++)
-            by[k]->occ = (int)(k - i + 1);
-        for (l = i; l < k; l++)
-            by[l]->nocc = (int)(k - i);
-    }
+    for (i = 0; i < nv; i++)   /* its place among its label's, then (backwards) their number */
+        by[i]->occ = i && !strcmp(by[i]->label, by[i - 1]->label) ? by[i - 1]->occ + 1 : 1;
+    for (i = nv; i-- > 0;)
+        by[i]->nocc = i + 1 < nv && !strcmp(by[i]->label, by[i + 1]->label) ? by[i + 1]->nocc : by[i]->occ;
     free(by);
     *out = v;
     return nv;
@@ -522,10 +505,9 @@ int main(int argc, char **argv)
         return 1;
     for (i = 0; i < n; i++) {
         char *s = lines[i], *base;
-        if (strlen(s) < 67 || strspn(s, "0123456789abcdef") != 64 || s[64] != ' ' || !strchr(" *", s[65])) {
-            fail(argv[2], i + 1, s, "'HEX  tangled/NAME' (a line of sha256sum)");
+        if ((strlen(s) < 67 || strspn(s, "0123456789abcdef") != 64 || s[64] != ' ' || !strchr(" *", s[65])) &&
+            fail(argv[2], i + 1, s, "'HEX  tangled/NAME' (a line of sha256sum)"))
             continue;
-        }
         s[64] = '\0';
         base = strrchr(s + 66, '/');
         *PUSH(h, nh) = (struct pair){ base ? base + 1 : s + 66, s };
@@ -537,20 +519,16 @@ int main(int argc, char **argv)
     /* Records are read in name order, so errors come out in the same order every time. */
     while ((d = readdir(dir)))
         if (d->d_name[0] != '.' && ends_with(d->d_name, ".rec"))
-            *PUSH(e, ne) = (struct entry){ xstrndup(d->d_name, strlen(d->d_name)), NULL, NULL };
+            *PUSH(e, ne) = (struct entry){ xstrndup(d->d_name, strlen(d->d_name) - 4), NULL, NULL };
     closedir(dir);
     qsort(e, ne, sizeof *e, cmp_entry);
-    for (nrec = ne, i = 0; i < nrec; i++) {
+    for (nrec = ne, i = 0; i < nrec; i++)
         e[i].r = load(argv[1], e[i].name);
-        e[i].name = xstrndup(e[i].name, strlen(e[i].name) - 4);
-    }
     /* Every program and session in tangled/ is a root that should have a record. */
     for (i = 0; i < nh; i++) {
-        if (!ends_with(h[i].a, ".cu") && !ends_with(h[i].a, ".sh"))
-            continue;
         for (k = 0; k < nrec && !(e[k].r && strcmp(e[k].r->hdr[K_SOURCE], h[i].a) == 0); k++)
             ;
-        if (k == nrec)
+        if (k == nrec && (ends_with(h[i].a, ".cu") || ends_with(h[i].a, ".sh")))
             *PUSH(e, ne) = (struct entry){ xstrndup(h[i].a, strlen(h[i].a) - 3), h[i].a, NULL };
     }
     if (errors)
@@ -574,31 +552,25 @@ int main(int argc, char **argv)
     for (i = 0; i < ne; i++) {
         struct record *r = e[i].r;
         struct value *v;
-        size_t nv, rep;
-        char *why;
-        double wall = 0;
 
         if (!r) {
-            why = fmt("no record %s/%s.rec (make run ONLY=%s makes it)", argv[1], e[i].name, e[i].name);
-            row("record", e[i].name, "missing", why, "0", ends_with(e[i].root, ".sh") ? "session" : "program",
-                "0.000", NULL);
+            row("record", e[i].name, "missing", fmt("no record %s/%s.rec (make run ONLY=%s makes it)", argv[1],
+                e[i].name, e[i].name), "0", ends_with(e[i].root, ".sh") ? "session" : "program", "0.000", NULL);
             continue;
         }
-        why = stale(r, h, nh);
-        for (k = 0; k < r->nruns; k++)
-            wall += r->runs[k].wall;
+        char *why = stale(r, h, nh);
         row("record", r->name, why ? "stale" : "fresh", why ? why : "-", fmt("%zu", r->nruns), r->hdr[K_KIND],
-            fmt("%.3f", wall), NULL);
-        nv = values(r, &v, &rep);
+            fmt("%.3f", r->wall), NULL);
+        size_t rep, nv = values(r, &v, &rep);
         for (k = 0; k < r->nprov; k++)
             row("prov", r->name, r->prov[k][0], r->prov[k][1], NULL);
-        row("prov", r->name, "exit", fmt("%d", r->runs[rep].exit), NULL);  /* of the run its console shows */
         /* Each value with its line in the record (of the representative run) and its key (design.md). */
         for (k = 0; k < nv; k++)
             row("value", r->name, fmt("%d.%d", v[k].l, v[k].f), v[k].label, fmt("%d", v[k].occ), fmt("%d", v[k].nocc),
                 v[k].med, v[k].min, v[k].max, fmt("%d", v[k].dec), v[k].unit ? v[k].unit : "-", v[k].spread,
-                fmt("%zu", r->runs[rep].outline[v[k].l - 1]), fmt("%s: %s #%d", r->name, v[k].label, v[k].occ), NULL);
-        for (k = r->runs[rep].first; k < r->runs[rep].first + r->runs[rep].n; k++)
+                fmt("%zu", r->lines[r->runs[rep].out[v[k].l - 1]].no),
+                fmt("%s: %s #%d", r->name, v[k].label, v[k].occ), NULL);
+        for (k = r->runs[rep].first; !r->lines[k].kind[1]; k++)   /* to its end: a "run" or "end" line */
             row("line", r->name, r->lines[k].kind, r->lines[k].text, NULL);
     }
     if (fflush(stdout) || ferror(stdout)) {

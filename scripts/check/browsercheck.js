@@ -9,18 +9,13 @@
   const oneLine = (s) => String(s).replace(/\s+/g, " ").trim().slice(0, 200);
   const problem = (s) => problems.push(oneLine(s));
   const quote = (node, n) => `"${oneLine(node.textContent).slice(0, n)}"`;
-  const relative = (url) =>   // a file: URL as a path in the book's folder, or null outside it
-    url.protocol === "file:" && url.pathname.startsWith(root) ? decodeURIComponent(url.pathname.slice(root.length)) : null;
   const describe = (el) =>    // <p class="x">, for a message
     "<" + el.tagName.toLowerCase() + (el.id ? ` id="${el.id}"` : "") +
     (el.className && typeof el.className === "string" ? ` class="${el.className}"` : "") + ">";
-  // Inside a code block or a table, in something that scrolls sideways (the pre itself, or pandoc's div.sourceCode
-  // around a highlighted one): such text is within reach. Anything else that scrolls (the contents) must fit.
-  function inScroller(node) {
-    for (let el = node.parentElement.closest("pre, table"); el && el !== document.body; el = el.parentElement)
-      if (/^(auto|scroll)$/.test(getComputedStyle(el).overflowX)) return true;
-    return false;
-  }
+  // Whether EL, a code block or a table, or what is around it scrolls sideways (the pre itself, or pandoc's
+  // div.sourceCode around it): its text is within reach. Anything else that scrolls (the contents) must fit.
+  const scrolls = (el) => !!el && el !== document.body &&
+    (/^(auto|scroll)$/.test(getComputedStyle(el).overflowX) || scrolls(el.parentElement));
   function check() {
     const w = window.innerWidth, d = document.documentElement, ids = {}, links = [];
     // The height as the page opens (for its screenshots); what is folded is checked open, then folded.
@@ -32,20 +27,16 @@
       if (ids[el.id]) problem(`the id "${el.id}" is used twice (a link to it is ambiguous)`);
       ids[el.id] = true;
     });
-    // Links: within the page here; to other files of the book, by browsercheck.py.
+    // Links to files of the book, this page too: browsercheck.py checks the file and the id.
     document.querySelectorAll("a[href]").forEach((a) => {
       let href = a.getAttribute("href"), url;
       try { url = new URL(href, location.href); } catch (err) { problem(`link "${href}" is not a URL`); return; }
       if (url.protocol === "http:" || url.protocol === "https:" || url.protocol === "mailto:") return;
-      let rel = relative(url);
+      // A path in the book's folder (the folder itself: its front page), or null outside it.
+      const rel = url.protocol === "file:" && url.pathname.startsWith(root) ?
+        decodeURIComponent(url.pathname.slice(root.length)) || "index.html" : null;
       if (rel === null) { problem(`link "${href}" leaves the book (${url.href})`); return; }
-      const frag = url.hash ? decodeURIComponent(url.hash.slice(1)) : "";
-      if (rel === "") rel = "index.html";   // the folder itself: its front page
-      if (rel === page) {
-        if (frag && !document.getElementById(frag))
-          problem(`broken anchor: link "${href}" (${oneLine(a.textContent)}) has no target id "${frag}" in this page`);
-        return;
-      }
+      const frag = decodeURIComponent(url.hash.slice(1));
       if (/\s/.test(rel) || /\s/.test(frag)) problem(`link "${href}" has blanks in it`);
       else links.push([rel, frag]);
     });
@@ -70,7 +61,7 @@
       const range = document.createRange();
       range.selectNodeContents(n);
       const over = [...range.getClientRects()].some((r) => r.width > 0 && (r.right > w + 1 || r.left < -1));
-      if (over && !inScroller(n)) {
+      if (over && !scrolls(n.parentElement.closest("pre, table"))) {
         wide++;
         problem(`text wider than the page at ${w} px in ${describe(n.parentElement)}: ${quote(n, 80)}`);
       }
@@ -96,7 +87,7 @@
     return { problems, ids, links, height };
   }
   // For browsercheck.py once the page has loaded (errors are in Chromium's log): {problems: [what a reader would
-  // see go wrong], ids: {ID: true}, links: [[FILE, FRAG] to other files of the book], height: px (for screenshots)}.
+  // see go wrong], ids: {ID: true}, links: [[FILE, FRAG] to files of the book], height: px (for screenshots)}.
   window.__browsercheck = () => {
     try { return check(); } catch (err) { problem(`the check itself failed: ${oneLine(err)}`); return { problems }; }
   };

@@ -60,7 +60,7 @@ pages or stop(f"browsercheck: {top}: no pages (*.html)", 1)
 shots and os.makedirs(shots, exist_ok=True)
 root = pathlib.Path(top).absolute().as_uri() + "/"
 problems = {p: {} for p in pages}   # each page's, in order, each once
-desktop = {}                        # what browsercheck.js found in each page at 1280 px, for links across pages
+desktop = {}                        # what browsercheck.js found in each page at 1280 px, for the links
 # Chromium's profile and temporary files in a folder of ours, removed at the end, and Chromium stopped, on a signal too.
 os.environ["TMPDIR"] = scratch = tempfile.mkdtemp(prefix="browsercheck.")
 atexit.register(shutil.rmtree, scratch, True)
@@ -98,7 +98,7 @@ for width, kind in ((1280, "desktop"), (390, "phone")):
             driver and driver.quit()
             driver = None
 
-# Links across pages: the file is in DIR, and a page that was checked has the id linked.
+# Links, within a page too: the file is in DIR, and a page that was checked has the id linked.
 for p, r in desktop.items():
     for target, frag in r.get("links", []):
         if not os.path.exists(os.path.join(top, target)):

@@ -19,15 +19,10 @@ problems=$scratch/problems
 internal() { echo "pdfcheck: internal error while $1" >&2; exit 2; }
 
 # 1. Every page renders.
-n=0
-if pdfinfo "$pdf" >"$scratch/info" 2>"$scratch/err"; then
-    n=$(sed -n 's/^Pages: *//p' "$scratch/info")
-    [ "${n:-0}" -gt 0 ] || echo "$pdf: has no pages" >>"$problems"
-else
-    echo "$pdf: not a PDF that poppler can read: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
-fi
-rm -rf "$pages"
-mkdir -p "$pages" || exit 2
+n=$(pdfinfo "$pdf" 2>"$scratch/err" | sed -n 's/^Pages: *//p')
+[ "${n:-0}" -gt 0 ] ||
+    echo "$pdf: no pages that poppler can read: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
+rm -rf "$pages" && mkdir -p "$pages" || exit 2
 if [ "${n:-0}" -gt 0 ]; then
     pdftoppm -r 30 -png "$pdf" "$pages/page" 2>"$scratch/err" ||
         echo "$pdf: pdftoppm failed: $(head -n 3 "$scratch/err" | tr '\n' ' ')" >>"$problems"
@@ -53,24 +48,17 @@ awk -v logf="$log" -v limit="$OVERFULL_PT" '
 
 # 3. Text outside the text area, from the words poppler finds on each page (in bp; TeX pt in the log).
 area=$(sed -n 's/^pdfcheck: text area from \([0-9.]*\)pt to \([0-9.]*\)pt.*/\1 \2/p' "$log" | tail -n 1)
-pdftotext -bbox "$pdf" "$scratch/words.html" 2>/dev/null || echo "$pdf: pdftotext -bbox failed" >>"$problems"
-[ -f "$scratch/words.html" ] && awk -v pdf="$pdf" -v area="$area" -v slack="$MARGIN_PT" '
-    function attr(s, name) {
-        if (!match(s, name "=\"[-0-9.]+\"")) return ""
-        return substr(s, RSTART + length(name) + 2, RLENGTH - length(name) - 3) + 0
-    }
+pdftotext -tsv "$pdf" - 2>/dev/null >"$scratch/words" || echo "$pdf: pdftotext -tsv failed" >>"$problems"
+# Its rows: of level 1 a page (its width in column 9), of level 5 a word (page, left, width, text: 2, 7, 9, 12).
+awk -F '\t' -v pdf="$pdf" -v area="$area" -v slack="$MARGIN_PT" '
     BEGIN { lo = 0; if (area != "") { split(area, a, " "); lo = a[1] * 72 / 72.27 - slack; hi = a[2] * 72 / 72.27 + slack } }
-    /<page / { page++; w = attr($0, "width"); if (area == "") hi = w }
-    /<word / {
-        x0 = attr($0, "xMin"); x1 = attr($0, "xMax")
-        t = $0; sub(/^[^>]*>/, "", t); sub(/<\/word>.*/, "", t)
-        gsub(/&quot;/, "\"", t); gsub(/&lt;/, "<", t); gsub(/&gt;/, ">", t); gsub(/&amp;/, "\\&", t)
-        if ((x1 > hi || x0 < lo) && found++ < 10)
-            printf "%s: page %d: \"%s\" runs %s (x from %.0f to %.0f bp; the %s from %.0f to %.0f, the page %.0f wide)\n", \
-                pdf, page, substr(t, 1, 40), (x1 > w || x0 < 0) ? "off the page" : "into the margin", x0, x1, \
-                area != "" ? "text area" : "page", lo + slack, hi - slack, w
+    $1 == 1 { w = $9; if (area == "") hi = w }
+    $1 == 5 && ($7 + $9 > hi || $7 < lo) && found++ < 10 {
+        printf "%s: page %d: \"%s\" runs %s (x from %.0f to %.0f bp; the %s from %.0f to %.0f, the page %.0f wide)\n", pdf, $2,
+            substr($12, 1, 40), ($7 + $9 > w || $7 < 0) ? "off the page" : "into the margin", $7, $7 + $9,
+            area != "" ? "text area" : "page", lo + slack, hi - slack, w
     }
-' "$scratch/words.html" >>"$problems" || internal "reading the words of $pdf"
+' "$scratch/words" >>"$problems" || internal "reading the words of $pdf"
 
 # 4. CUDA highlighting in the LaTeX source.
 awk -v tex="$tex" '
@@ -92,4 +80,3 @@ if [ -s "$problems" ]; then
     exit 1
 fi
 echo "pdfcheck: $pdf passes: ${n:-0} pages rendered into $pages, no overfull lines, no text outside the text area, CUDA highlighted"
-exit 0

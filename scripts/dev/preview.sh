@@ -16,7 +16,7 @@ build() {
     cat build/preview.log >&2
     [ -n "$err" ] || [ -n "$(find build/html -newer build/preview.stamp -print -quit)" ] || [ "$n" -eq 0 ] || return 0
     n=$((n + 1))
-    printf '%s\n%s\n' "$n" "$err" >build/html/preview.txt.tmp && mv build/html/preview.txt.tmp build/html/preview.txt
+    printf '%s\n%s\n' "$n" "$err" >build/html/.preview.txt.$$.tmp && mv build/html/.preview.txt.$$.tmp build/html/preview.txt
 }
 mkdir -p build/html && build
 $PYTHON -m http.server --bind 127.0.0.1 --directory build/html "$PORT" >build/preview-server.log 2>&1 &

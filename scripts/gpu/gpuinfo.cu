@@ -3,7 +3,6 @@
 // run.sh adds driver and sm_clock_mhz (from nvidia-smi), nvcc and date.
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <cuda_runtime.h>
 
 static void check(cudaError_t e, const char *what)
@@ -16,13 +15,7 @@ static void check(cudaError_t e, const char *what)
 
 int main()
 {
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    if (count < 1) {
-        std::fprintf(stderr, "gpuinfo: no CUDA device\n");
-        return 1;
-    }
-    cudaDeviceProp p;
+    cudaDeviceProp p;   // without a device 0 this fails, and check says why (cudaErrorNoDevice, ...)
     check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
     int runtime = 0;
     check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
@@ -34,9 +27,8 @@ int main()
     std::printf("l2_cache %d MiB\nmemory %.0f GiB\n", p.l2CacheSize >> 20, p.totalGlobalMem / 1073741824.0);
     // The theoretical bandwidth: two transfers per memory clock (double data rate) over the whole bus.
     // CUDA 13's cudaDeviceProp has no memory clock; the attribute still reports it.
-    int mem_khz = 0, bus_bits = 0;
+    int mem_khz = 0, bus_bits = p.memoryBusWidth;
     check(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0), "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
-    check(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0), "cudaDeviceGetAttribute(cudaDevAttrGlobalMemoryBusWidth)");
     if (mem_khz > 0 && bus_bits > 0)
         std::printf("memory_clock_mhz %d\nmemory_bus_bits %d\npeak_bandwidth %.0f GB/s\n", (mem_khz + 500) / 1000,
                     bus_bits, 2.0 * mem_khz * 1e3 * bus_bits / 8 / 1e9);

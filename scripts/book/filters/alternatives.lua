@@ -49,6 +49,11 @@ local function tag(list, is_blank)
       else g = List(); groups[#groups + 1] = { conds = g } end
       g:insert(el.attributes.when)
       el.attributes.when, el.attributes['alt-group'], el.attributes['alt-n'], any = nil, tostring(#groups), tostring(#g), true
+    elseif el.attributes and el.attributes.when then   -- a heading, code, a link...: it would be ignored
+      local loc = B.locate('when="' .. el.attributes.when .. '"')
+      B.message(loc, 'error', 'when= chooses between divs or spans, not a ' .. el.t
+                              .. ': ::: {when="..."} or [...]{when="..."}')
+      g = nil
     elseif not is_blank(el) then
       g = nil
     end
@@ -71,8 +76,6 @@ function Pandoc(doc)
   B.setup(doc)
   local res = doc:walk({ Blocks = function(l) return tag(l, function() return false end) end,
                          Inlines = function(l) return tag(l, B.is_blank) end })
-  res = res:walk({ traverse = 'topdown', Span = member,
-                   Div = function(d) B.follow(d); return member(d) end })
-  res.meta.errors = pandoc.MetaString(tostring(B.nerrors))
-  return res
+  return B.finish(res:walk({ traverse = 'topdown', Span = member,
+                            Div = function(d) B.follow(d); return member(d) end }))
 end

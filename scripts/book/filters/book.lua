@@ -12,25 +12,10 @@ M.source = '-'                            -- the chapter now walked (its .source
 -- Smart punctuation back to what the author typed, so that the text and the chapter compare equal.
 local ASCII = { ['\u{2018}'] = "'", ['\u{2019}'] = "'", ['\u{201C}'] = '"', ['\u{201D}'] = '"',
                 ['\u{2014}'] = '---', ['\u{2013}'] = '--', ['\u{2026}'] = '...', ['\u{A0}'] = ' ' }
-function M.canon(s)
-  s = s:gsub('\\(%p)', '%1'):gsub(utf8.charpattern, ASCII)
-  return (s:gsub('%s+', ' '):gsub('^ ', ''):gsub(' $', ''))
-end
+local function squeeze(s) return (s:gsub('%s+', ' '):gsub('^ ', ''):gsub(' $', '')) end   -- its words, a blank apart
+function M.canon(s) return squeeze(s:gsub('\\(%p)', '%1'):gsub(utf8.charpattern, ASCII)) end
 
 local lines_of, seen = {}, {}   -- file -> { {line, canonical text} }; directive -> how many so far
--- The lines that nw2md wrote beside each chapter (a .source-lines div: "LINE TEXT"), read once.
-function M.read_lines(doc)
-  doc:walk({ Div = function(d)
-    if not d.classes:includes('source-lines') or lines_of[d.attributes.file] then return end
-    local t = {}
-    for l in (d.content[1] and d.content[1].text or ''):gmatch('[^\n]+') do
-      local n, text = l:match('^(%d+) (.*)$')
-      if n then t[#t + 1] = { tonumber(n), M.canon(text) } end
-    end
-    lines_of[d.attributes.file] = t
-  end })
-end
-
 -- FILE:LINE of the k-th directive with this text (for one that does not close, at the end of a line);
 -- a file that nw2md did not write is read itself.
 function M.locate(text, unclosed)
@@ -68,15 +53,30 @@ function M.try(loc, f)
   if not ok then return M.message(loc, 'error', res.msg) end
   return res
 end
--- The options every filter reads: check mode, the chapter, the values table and the sets woven.
+-- What every filter reads: check mode, the chapter, the values table, the sets woven, the errors so far.
 function M.setup(doc)
   local m, str = doc.meta, pandoc.utils.stringify
   M.check = m.check ~= nil and str(m.check) == 'true'
+  M.nerrors = tonumber(m.errors and str(m.errors) or '0')
   M.source = m.source and str(m.source) or PANDOC_STATE.input_files[1] or '-'
   M.values_path = m.values and str(m.values)
   M.set = M.values_path and M.values_path:match('([^/]*)%.tsv$')
   M.of_set = select(2, (m.sets and str(m.sets) or ''):gsub('%S+', '')) > 1 and 'set ' .. M.set .. ': ' or ''
-  M.read_lines(doc)
+  -- The lines that nw2md wrote beside each chapter (a .source-lines div: "LINE TEXT"), read once.
+  doc:walk({ Div = function(d)
+    if not d.classes:includes('source-lines') or lines_of[d.attributes.file] then return end
+    local t = {}
+    for l in (d.content[1] and d.content[1].text or ''):gmatch('[^\n]+') do
+      local n, text = l:match('^(%d+) (.*)$')
+      if n then t[#t + 1] = { tonumber(n), M.canon(text) } end
+    end
+    lines_of[d.attributes.file] = t
+  end })
+end
+-- The document, its metadata counting the errors so far for the next filter (code.lua ends the run).
+function M.finish(doc)
+  doc.meta.errors = pandoc.MetaString(tostring(M.nerrors))
+  return doc
 end
 -- A .source marker (nw2md) names the chapter that follows it.
 function M.follow(div) if div.classes:includes('source') and div.attributes.file then M.source = div.attributes.file end end
@@ -106,8 +106,14 @@ function M.tbl()   -- the set's rows and its records; a record's other rows wait
   end
   f:close(); return T
 end
-local function parse(r)   -- a record's provenance, lines and values, when a directive first reads it (a page reads few)
-  for _, l in ipairs(r.raw) do
+function M.remeasure(r) return 'make run ONLY=' .. r.name .. ' measures it' end
+
+-- Record NAME; the directive keeps those it reads that are not fresh, to mark and warn of them.
+function M.record(name, loc)
+  local r = M.tbl().rec[name] or M.fail('no program or session ' .. name .. ' in the values table (it has '
+                                        .. table.concat(T.names, ', ') .. ')')
+  -- Its provenance, lines and values, read when a directive first reads it (a page reads few).
+  for _, l in ipairs(r.raw or {}) do
     local row = fields(l)
     if row[1] == 'prov' then r.prov[row[3]] = row[4]
     elseif row[1] == 'line' then table.insert(r.lines, { kind = row[3], text = row[4] })
@@ -118,14 +124,6 @@ local function parse(r)   -- a record's provenance, lines and values, when a dir
     end
   end
   r.raw = nil
-end
-function M.remeasure(r) return 'make run ONLY=' .. r.name .. ' measures it' end
-
--- Record NAME; the directive keeps those it reads that are not fresh, to mark and warn of them.
-function M.record(name, loc)
-  local r = M.tbl().rec[name] or M.fail('no program or session ' .. name .. ' in the values table (it has '
-                                        .. table.concat(T.names, ', ') .. ')')
-  if r.raw then parse(r) end
   if r.status ~= 'fresh' and not loc.unfresh:includes(r) then loc.unfresh:insert(r) end
   return r
 end
@@ -141,12 +139,7 @@ end
 
 -- ---- Document nodes ---------------------------------------------------------------------------
 -- Plain text as inlines: words and blanks (a non-breaking space stays inside its word).
-function M.text(s)
-  local out = List()
-  for w in s:gmatch('%S+') do out:extend({ pandoc.Space(), pandoc.Str(w) }) end
-  out:remove(1)
-  return out
-end
+function M.text(s) return pandoc.Inlines(squeeze(s)) end
 function M.span(ils, class, attrs) return pandoc.Span(ils, pandoc.Attr('', { class }, attrs)) end
 -- The mark of what is not fresh (or, given cmd, contradicted): \bookstale of book/preamble.tex in the PDF.
 function M.mark(ils, cmd)

@@ -49,9 +49,8 @@ local function program(div)
 end
 
 function Pandoc(doc)
-  B.nerrors = tonumber(doc.meta.errors and pandoc.utils.stringify(doc.meta.errors) or '0')
-  B.done()
   B.setup(doc)
+  B.done()
   doc.meta.errors = nil
   return doc:walk({ Div = function(div)
     if div.classes:includes('source') or div.classes:includes('source-lines') then

@@ -85,9 +85,18 @@ end
 function E.resolve(ref, loc)
   local r = B.record(ref.name, loc)
   if r.status == 'missing' then return nil, r end
-  local v = r.by[ref.pos or B.canon(ref.name .. ': ' .. ref.label .. ' #' .. (ref.k or 1))]
-  if v and not ref.pos and not ref.k and v.nocc > 1 then
-    B.fail(v.nocc .. ' values of ' .. ref.name .. " are labelled '" .. ref.label .. "': add #1"
+  local function key(label, k) return B.canon(ref.name .. ': ' .. label .. ' #' .. k) end
+  local label, k = ref.label, ref.k
+  local v = r.by[ref.pos or key(label, k or 1)]
+  -- A label may end in #N itself ('launch #2'): NAME: LABEL #N names it, unless LABEL has an Nth value.
+  local whole = k and r.by[key(label .. ' #' .. k, 1)]
+  if whole and v then
+    B.fail(("'%s #%d' names two values of %s: the #%d of those labelled '%s', and the one labelled so (%s #%d #1)")
+           :format(label, k, ref.name, k, label, label, k))
+  end
+  if whole then v, label, k = whole, label .. ' #' .. k, nil end
+  if v and not ref.pos and not k and v.nocc > 1 then
+    B.fail(v.nocc .. ' values of ' .. ref.name .. " are labelled '" .. label .. "': add #1"
            .. (v.nocc > 2 and ', #2, ...' or '') .. ' or #' .. v.nocc)
   end
   if v then return v, r end

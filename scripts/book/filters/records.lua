@@ -35,7 +35,7 @@ local function shorten(lines, noun, show, keep)
   return table.concat(out, '\n')
 end
 
--- The console text: commands, their output, their standard error after [stderr], an exit status;
+-- The console text: commands, their output, their standard error after [stderr];
 -- each line of output cut after 500 characters; a command is never cut, nor folded away.
 local function is_command(s) return s:sub(1, 2) == '$ ' end
 local function console_text(r)
@@ -49,7 +49,6 @@ local function console_text(r)
     if l.kind == '$' then flush(); add('$ ' .. l.text) elseif l.kind == 'e' then err[#err + 1] = l.text else add(l.text) end
   end
   flush()
-  if (r.prov.exit or '0') ~= '0' then add('[exit status ' .. r.prov.exit .. ']') end
   return shorten(out, 'lines', function(s) return expand_tabs(is_command(s) and s or cut(s, 500)) end, is_command)
 end
 

@@ -54,12 +54,10 @@ local function expand(d, loc, para)
     if v then return text(v:match('^(%d%d%d%d%-%d%d%-%d%d)T[%d:]+Z$') or v) end
     B.message(loc, 'warning', 'the records of the set have no ' .. d.key .. ', or do not agree on it; make run measures them again')
     return List({ span(mark(text(d.key .. ' unknown')), 'missing') })
-  elseif d.kind == 'value' then
+  elseif d.kind == 'value' or d.kind == 'spread' then
     local v = E.resolve(d.a, loc)
-    return shown(v and E.value_text(v, d.a.stat), loc, v)
-  elseif d.kind == 'spread' then   -- what the value's minimum and maximum span: a launch or a run
-    local v = E.resolve(d.a, loc)
-    return shown(v and (v.spread == 'launches' and 'launch' or 'run'), loc)
+    if d.kind == 'value' then return shown(v and E.value_text(v, d.a.stat), loc, v) end
+    return shown(v and (v.spread == 'launches' and 'launch' or 'run'), loc)   -- what its min and max span
   end
   local a, b = E.eval_sides(d, loc, 'the ratio')
   if b == 0 then B.fail(d.rhs.terms[1].text .. ' is zero, so the ratio has no value') end
@@ -87,7 +85,9 @@ local function plain_text(ils)
   local parts = {}
   for _, el in ipairs(ils) do
     local q = el.t == 'Quoted' and (el.quotetype == 'DoubleQuote' and '"' or "'")
-    local t = el.t == 'Str' and el.text or el.t == 'Space' and ' ' or q and plain_text(el.content)
+    -- A TeX word or an HTML tag is text as the author typed it (a label may hold \alpha or <b>).
+    local t = (el.t == 'Str' or el.t == 'RawInline') and el.text or el.t == 'Space' and ' '
+              or q and plain_text(el.content)
     if not t then return nil end
     parts[#parts + 1] = q and q .. t .. q or t
   end
@@ -130,7 +130,7 @@ local function scan(ils)
     else
       push_text(el.text:sub(1, s - 1))
       -- The directive runs to the next }}, in this Str or in a later node of the same line.
-      local after, inner, bad = i, el.text:sub(s + 2), nil
+      local after, inner, bad, rest = i, el.text:sub(s + 2)
       while not inner:find('}}', 1, true) do
         local n = ils[i]
         local t = n and plain_text({ n })
@@ -143,9 +143,7 @@ local function scan(ils)
         push_text('{{' .. el.text:sub(s + 2))   -- the nodes after it stay as they are
         i = after
       else
-        local e = inner:find('}}', 1, true)
-        local rest = inner:sub(e + 2)
-        inner = inner:sub(1, e - 1)
+        inner, rest = inner:match('^(.-)}}(.*)$')
         local res = directive(inner)
         if res == 'claim' then
           if #out > 0 and B.is_blank(out[#out]) then out:remove(#out) else drop = true end
@@ -199,8 +197,8 @@ walker = { traverse = 'topdown', Span = alternative, Inlines = scan, Para = bloc
 
 function Pandoc(doc)
   B.setup(doc)
-  B.nerrors = tonumber(doc.meta.errors and pandoc.utils.stringify(doc.meta.errors) or '0')
   local res = doc:walk(walker):walk({ Para = trim, Plain = trim, Header = trim })
-  res.meta.errors = pandoc.MetaString(tostring(B.nerrors))
-  return res
+  -- The page's <title> is text: a value in a chapter's title shows there as what it reads.
+  if res.meta.pagetitle then res.meta.pagetitle = pandoc.utils.stringify(res.meta.pagetitle) end
+  return B.finish(res)
 end
