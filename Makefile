@@ -191,12 +191,12 @@ $(foreach s,$(SLUGS),$(eval CHAPTER_BEFORE_$(s) := $(words $(CHAPTERS_BEFORE)))$
 
 # latexmk runs TeX in a folder of its own, build/pdf/SET/.tex.XXXXXX, given the LaTeX, the figures and what
 # the last run that succeeded left (book.aux, book.toc, latexmk's book.fdb_latexmk...); only a run that
-# succeeds moves what it wrote into place (a failed one, its log): after an interrupted xelatex, which
-# latexmk would record as these sources' failure for good, or beside another make, the next run trusts
-# nothing it did not write. (latexmk leaves a PDF whose sources did not change as it was: it is touched.)
+# succeeds moves what it wrote into place (a failed one, the log it wrote, newer than the LaTeX): after an
+# interrupted xelatex, which latexmk would record as these sources' failure for good, or beside another
+# make, the next run trusts nothing it did not write. (latexmk leaves a PDF whose sources did not change as it was: it is touched.)
 run-latexmk = run=$$(mktemp -d $(@D)/.tex.XXXXXX) && trap 'rm -rf "$$run"' EXIT && cp -p $(@D)/book.* $(FIGURES:%=$(@D)/%.pdf) "$$run" && \
   { SOURCE_DATE_EPOCH=$$(cat $(@D)/date) FORCE_SOURCE_DATE=1 latexmk -cd -xelatex -interaction=nonstopmode -halt-on-error \
-    -quiet "$$run/book.tex" > "$$run/book.out" 2>&1 || { tail -n 30 "$$run/book.out" >&2; [ ! -e "$$run/book.log" ] || \
+    -quiet "$$run/book.tex" > "$$run/book.out" 2>&1 || { tail -n 30 "$$run/book.out" >&2; [ ! "$$run/book.log" -nt "$$run/book.tex" ] || \
     mv -f "$$run/book.log" $(@D); echo "$(@D)/book.log: xelatex failed" >&2; exit 1; }; } && \
   rm "$$run/book.tex" && mv -f "$$run"/book.* $(@D) && touch $@
 

@@ -209,9 +209,11 @@ for n in $todo; do
         [ "$st" = 0 ] || break
         secs "$ms" && walls="$walls $r" total=$((total + ms)) i=$((i + 1))
     done
-    # A run that failed: what ended it, at which command C, and the end of what C printed.
-    c=$(cat "$O/$i.cur" 2>/dev/null || echo 1) && at=$(sed -n "${c}p" "$O/cmds")
-    [ "$st" = 0 ] || { fail "$(why "$st" "$ms") in run $i, at \$ $at" "$O/$i.$c.o" "$O/$i.$c.e"; continue; }
+    if [ "$st" != 0 ]; then   # a run failed: what ended it, at which command C, and the end of what C printed
+        c=$(cat "$O/$i.cur" 2>/dev/null || echo 1) && at=$(sed -n "${c}p" "$O/cmds")
+        fail "$(why "$st" "$ms") in run $i, at \$ $at" "$O/$i.$c.o" "$O/$i.$c.e"
+        continue
+    fi
     err='' tmp=$SET/.$n.rec.tmp && record >"$tmp" && mv -f "$tmp" "$SET/$n.rec" ||
         { fail "cannot write $SET/$n.rec$err"; continue; }
     rm -rf "$O" && secs "$total" && ran=$((ran + 1)) alltotal=$((alltotal + total))

@@ -16,10 +16,22 @@ local function squeeze(s) return (s:gsub('%s+', ' '):gsub('^ ', ''):gsub(' $', '
 function M.canon(s) return squeeze(s:gsub('\\(%p)', '%1'):gsub(utf8.charpattern, ASCII)) end
 
 local lines_of, seen = {}, {}   -- file -> { {line, canonical text} }; directive -> how many so far
+local unread                    -- the document, until a message first needs its chapters' lines
 -- FILE:LINE of the k-th directive with this text (for one that does not close, at the end of a line);
 -- a file that nw2md did not write is read itself.
 function M.locate(text, unclosed)
   local key, src = M.canon(text), M.source
+  -- The lines that nw2md wrote beside each chapter (a .source-lines div: "LINE TEXT"), read once.
+  if unread then unread:walk({ Div = function(d)
+    if not d.classes:includes('source-lines') or lines_of[d.attributes.file] then return end
+    local t = {}
+    for l in (d.content[1] and d.content[1].text or ''):gmatch('[^\n]+') do
+      local n, text = l:match('^(%d+) (.*)$')
+      if n then t[#t + 1] = { tonumber(n), M.canon(text) } end
+    end
+    lines_of[d.attributes.file] = t
+  end }) end
+  unread = nil
   local id = src .. '\0' .. (unclosed and '\0' or '') .. key
   seen[id] = (seen[id] or 0) + 1
   if not lines_of[src] then   -- unreadable: its messages say FILE alone
@@ -62,16 +74,7 @@ function M.setup(doc)
   M.values_path = m.values and str(m.values)
   M.set = M.values_path and M.values_path:match('([^/]*)%.tsv$')
   M.of_set = select(2, (m.sets and str(m.sets) or ''):gsub('%S+', '')) > 1 and 'set ' .. M.set .. ': ' or ''
-  -- The lines that nw2md wrote beside each chapter (a .source-lines div: "LINE TEXT"), read once.
-  doc:walk({ Div = function(d)
-    if not d.classes:includes('source-lines') or lines_of[d.attributes.file] then return end
-    local t = {}
-    for l in (d.content[1] and d.content[1].text or ''):gmatch('[^\n]+') do
-      local n, text = l:match('^(%d+) (.*)$')
-      if n then t[#t + 1] = { tonumber(n), M.canon(text) } end
-    end
-    lines_of[d.attributes.file] = t
-  end })
+  unread = doc
 end
 -- The document, its metadata counting the errors so far for the next filter (code.lua ends the run).
 function M.finish(doc)
